@@ -1,0 +1,40 @@
+//! # horizon-core
+//!
+//! HorizonDB's engine: given moving objects, a query time `T`, a horizon `h` and a margin
+//! `m`, find every pair that comes into contact within `[T, T + h]`, and exactly when.
+//!
+//! ## Model
+//! - [`StateInput`] → [`ObjectState`]: validated once, at construction.
+//! - Motion: `p(s) = p + v·(s − t) + ½·a·(s − t)²` ([`position_at`]).
+//! - Contact rule: `dist(c(τ), [−W, W]) ≤ R` for the centre offset `c`, summed box
+//!   half-extents `W` and summed radii plus margin `R` (see `DESIGN.md`).
+//!
+//! ## Queries
+//! - [`collisions`]: all pairs, through a broad phase ([`Algorithm`]: GPCD grid, R-tree
+//!   baseline, brute-force oracle) and one shared exact narrow phase.
+//! - [`pair_contact`]: one pair.
+//!
+//! ## Exactness
+//! Every filter (swept boxes, grid cells, the time-interval test) is conservative with a
+//! slack of a few ulps of the scene's scale, and the solver never depends on a closed-form
+//! cubic or quartic root that could be dropped: `D²` is split into monotone pieces first.
+//! The engine knows nothing of files, HTTP or threads beyond `rayon`.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod broad;
+mod contact;
+mod error;
+mod motion;
+mod query;
+mod state;
+
+pub use broad::{GridParams, GridReport};
+pub use contact::{ContactOptions, PairContact, gap_at, pair_contact};
+pub use error::{QueryError, StateError};
+pub use motion::{position_at, velocity_at};
+pub use query::{
+    Algorithm, Answer, CollisionPair, PhaseSeconds, PrunePower, QueryParams, QueryStats,
+    UnknownAlgorithm, collisions,
+};
+pub use state::{MAX_ID_BYTES, ObjectState, Shape, ShapeInput, StateInput};
