@@ -1,1 +1,40 @@
-fn main() {}
+//! `horizondb`: the command-line entry point. Thin: parses arguments and dispatches.
+
+mod collide;
+mod gen_cmd;
+mod table;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// HorizonDB: which moving objects will collide within a horizon, and exactly when.
+#[derive(Debug, Parser)]
+#[command(name = "horizondb", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Find every pair in a file of states that comes into contact within the horizon.
+    Collide(collide::CollideArgs),
+    /// Write a GPCD paper scene (Table 1) as NDJSON states.
+    Gen(gen_cmd::GenArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Collide(args) => collide::run(args),
+        Command::Gen(args) => gen_cmd::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,8 +1,12 @@
 //! GPCD's uniform grid (paper §3.2) with T-Collide-style spatial hashing.
 //!
 //! 1. Cell size per axis = `c_j ×` the mean swept-box length on that axis.
-//! 2. Each swept box is "drawn" into every cell it covers; entries are bucketed by a hash of
-//!    the cell key with a counting sort (two passes, no per-cell vectors).
+//! 2. Each swept box is "drawn" into every cell it covers (T-Collide). Each (cell, object)
+//!    entry is one `u64`: a compact cell key (only as many bits per axis as the grid needs)
+//!    above the object index. Entries are written in parallel straight into one array and
+//!    sorted by one parallel radix scatter on the top key bits plus an in-cache sort per
+//!    bucket, so every cell becomes one contiguous run: no hash map of vectors, no per-cell
+//!    allocation, and few passes over memory (the build is bandwidth-bound).
 //! 3. Pairs are enumerated per cell. A pair sharing several cells is tested only in its
 //!    *reference cell* — the cell holding the minimum corner of the overlap of the two cell
 //!    ranges — so each pair is tested exactly once without a set of seen pairs.
@@ -45,9 +49,8 @@ impl Default for GridParams {
     }
 }
 
-/// Cells per axis are capped so a key packs into 21 bits per axis.
-const AXIS_BITS: u32 = 21;
-const MAX_CELLS_PER_AXIS: u32 = 1 << AXIS_BITS;
+/// Cells per axis are capped so a key always packs into 63 bits.
+const MAX_CELLS_PER_AXIS: u32 = 1 << 21;
 
 /// Grid geometry: where cells are and how big.
 #[derive(Debug, Clone, Copy)]
@@ -56,10 +59,14 @@ struct Layout {
     size: [f64; 3],
     inv: [f64; 3],
     cells: [u32; 3],
+    /// Bit offset of each axis in a cell key (x lowest).
+    shift: [u32; 3],
+    /// Bits a key uses in all.
+    key_bits: u32,
 }
 
 impl Layout {
-    fn new(boxes: &[Aabb], scale: [f64; 3]) -> Layout {
+    fn new(boxes: &[Aabb], scale: [f64; 3], obj_bits: u32) -> Layout {
         let n = boxes.len().max(1) as f64;
         let mut origin = [f64::INFINITY; 3];
         let mut top = [f64::NEG_INFINITY; 3];
@@ -91,12 +98,33 @@ impl Layout {
             inv[j] = 1.0 / s;
             cells[j] = ((extent * inv[j]).floor() as u64 + 1).min(MAX_CELLS_PER_AXIS as u64) as u32;
         }
+        let bits_of = |c: u32| u32::BITS - (c - 1).leading_zeros();
+        let mut bits = cells.map(bits_of);
+        // Keys must leave room for the object index in a u64 entry: coarsen the finest
+        // axes until they fit (bigger cells are always conservative).
+        while bits.iter().sum::<u32>() + obj_bits > 64 {
+            let j = (0..3).max_by_key(|&j| bits[j]).unwrap_or(0);
+            let extent = (cells[j] - 1) as f64 * size[j];
+            size[j] *= 2.0;
+            inv[j] = 1.0 / size[j];
+            cells[j] = ((extent * inv[j]).floor() as u64 + 1).min(MAX_CELLS_PER_AXIS as u64) as u32;
+            bits[j] = bits_of(cells[j]);
+        }
         Layout {
             origin,
             size,
             inv,
             cells,
+            shift: [0, bits[0], bits[0] + bits[1]],
+            key_bits: bits.iter().sum(),
         }
+    }
+
+    #[inline]
+    fn pack(&self, c: [u32; 3]) -> u64 {
+        (c[0] as u64) << self.shift[0]
+            | (c[1] as u64) << self.shift[1]
+            | (c[2] as u64) << self.shift[2]
     }
 
     /// Cell index of coordinate `x` on axis `j`. Monotone in `x`, so overlapping boxes
@@ -135,103 +163,163 @@ impl CellRange {
             .product()
     }
 
-    fn for_each_key(&self, mut f: impl FnMut(u64)) {
+    fn for_each_cell(&self, mut f: impl FnMut([u32; 3])) {
         for z in self.lo[2]..=self.hi[2] {
             for y in self.lo[1]..=self.hi[1] {
                 for x in self.lo[0]..=self.hi[0] {
-                    f(pack([x, y, z]));
+                    f([x, y, z]);
                 }
             }
         }
     }
 }
 
-#[inline]
-fn pack(c: [u32; 3]) -> u64 {
-    c[0] as u64 | (c[1] as u64) << AXIS_BITS | (c[2] as u64) << (2 * AXIS_BITS)
-}
-
 /// The reference cell of a pair: the minimum corner of the overlap of their cell ranges.
 #[inline]
-fn reference_key(a: &CellRange, b: &CellRange) -> u64 {
-    pack([
+fn reference_cell(a: &CellRange, b: &CellRange) -> [u32; 3] {
+    [
         a.lo[0].max(b.lo[0]),
         a.lo[1].max(b.lo[1]),
         a.lo[2].max(b.lo[2]),
-    ])
-}
-
-#[inline]
-fn bucket_of(key: u64, shift: u32) -> usize {
-    // Fibonacci hashing: keys of neighbouring cells land in unrelated buckets.
-    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize
-}
-
-/// One (cell, object) entry of the grid.
-#[derive(Debug, Clone, Copy, Default)]
-struct Entry {
-    key: u64,
-    obj: u32,
+    ]
 }
 
 pub(crate) struct Grid(pub GridParams);
 
-/// The built grid: entries counting-sorted by bucket.
+/// The built grid: entries sorted by cell key, so each cell is one run.
 struct Built {
     layout: Layout,
     ranges: Vec<CellRange>,
     large: Vec<u32>,
     is_large: Vec<bool>,
-    starts: Vec<u32>,
-    entries: Vec<Entry>,
+    /// `cell_key << obj_bits | object`, sorted.
+    entries: Vec<u64>,
+    obj_bits: u32,
+}
+
+impl Built {
+    #[inline]
+    fn key(&self, e: u64) -> u64 {
+        e >> self.obj_bits
+    }
+    #[inline]
+    fn obj(&self, e: u64) -> u32 {
+        (e & ((1u64 << self.obj_bits) - 1)) as u32
+    }
 }
 
 impl Grid {
     fn build(&self, boxes: &[Aabb]) -> Built {
-        let layout = Layout::new(boxes, self.0.cell_scale);
+        let obj_bits = (u32::BITS - (boxes.len().max(2) as u32 - 1).leading_zeros()).max(1);
+        let layout = Layout::new(boxes, self.0.cell_scale, obj_bits);
         let ranges: Vec<CellRange> = boxes.par_iter().map(|b| layout.range(b)).collect();
         let cap = self.0.max_cells_per_object.max(1);
-        let is_large: Vec<bool> = ranges.par_iter().map(|r| r.count() > cap).collect();
+        // Cells each object writes: 0 for the large ones, indexed apart.
+        let counts: Vec<u64> = ranges
+            .par_iter()
+            .map(|r| match r.count() {
+                c if c > cap => 0,
+                c => c,
+            })
+            .collect();
+        let is_large: Vec<bool> = counts.iter().map(|&c| c == 0).collect();
         let large: Vec<u32> = (0..boxes.len() as u32)
             .filter(|&i| is_large[i as usize])
             .collect();
-        let total: u64 = ranges
-            .par_iter()
-            .zip(&is_large)
-            .map(|(r, &l)| if l { 0 } else { r.count() })
-            .sum();
-        let nb = (total as usize).next_power_of_two().max(2);
-        let shift = 64 - nb.trailing_zeros();
-        // Counting sort by bucket: count, prefix-sum, scatter.
-        let mut starts = vec![0u32; nb + 1];
-        for (r, &l) in ranges.iter().zip(&is_large) {
-            if !l {
-                r.for_each_key(|k| starts[bucket_of(k, shift) + 1] += 1);
+        // Write every entry in parallel, each block of objects into its own part of one array.
+        const BLOCK: usize = 1 << 14;
+        let block_len: Vec<usize> = counts
+            .par_chunks(BLOCK)
+            .map(|c| c.iter().sum::<u64>() as usize)
+            .collect();
+        let mut entries = vec![0u64; block_len.iter().sum()];
+        let mut parts = Vec::with_capacity(block_len.len());
+        let mut rest = entries.as_mut_slice();
+        for &n in &block_len {
+            let (head, tail) = rest.split_at_mut(n);
+            parts.push(head);
+            rest = tail;
+        }
+        parts.into_par_iter().enumerate().for_each(|(b, part)| {
+            let mut k = 0;
+            for i in b * BLOCK..((b + 1) * BLOCK).min(ranges.len()) {
+                if !is_large[i] {
+                    ranges[i].for_each_cell(|c| {
+                        part[k] = layout.pack(c) << obj_bits | i as u64;
+                        k += 1;
+                    });
+                }
             }
-        }
-        for b in 0..nb {
-            starts[b + 1] += starts[b];
-        }
-        let mut cursor = starts.clone();
-        let mut entries = vec![Entry::default(); total as usize];
-        for (i, (r, &l)) in ranges.iter().zip(&is_large).enumerate() {
-            if !l {
-                r.for_each_key(|key| {
-                    let c = &mut cursor[bucket_of(key, shift)];
-                    entries[*c as usize] = Entry { key, obj: i as u32 };
-                    *c += 1;
-                });
-            }
-        }
+        });
+        sort_entries(&mut entries, layout.key_bits + obj_bits);
         Built {
             layout,
             ranges,
             large,
             is_large,
-            starts,
             entries,
+            obj_bits,
         }
     }
+}
+
+/// Sorts values that use their low `bits` bits: one parallel scatter on the top bits
+/// (per-thread histograms, each thread writing into its own slice of every bucket), then
+/// an in-cache sort of each bucket, in parallel.
+fn sort_entries(entries: &mut Vec<u64>, bits: u32) {
+    const DIGIT: u32 = 11;
+    const BINS: usize = 1 << DIGIT;
+    let n = entries.len();
+    if n < 1 << 12 {
+        entries.sort_unstable();
+        return;
+    }
+    let shift = bits.saturating_sub(DIGIT);
+    let digit = |e: u64| ((e >> shift) as usize) & (BINS - 1);
+    let chunk = n.div_ceil(rayon::current_num_threads().max(1));
+    let hist: Vec<Vec<usize>> = entries
+        .par_chunks(chunk)
+        .map(|c| {
+            let mut h = vec![0usize; BINS];
+            for &e in c {
+                h[digit(e)] += 1;
+            }
+            h
+        })
+        .collect();
+    let mut out = vec![0u64; n];
+    // dest[t][b]: where thread t writes its entries of bucket b.
+    let mut dest: Vec<Vec<&mut [u64]>> = hist.iter().map(|_| Vec::with_capacity(BINS)).collect();
+    let mut bucket_len = vec![0usize; BINS];
+    let mut rest = out.as_mut_slice();
+    for (b, len) in bucket_len.iter_mut().enumerate() {
+        for (t, h) in hist.iter().enumerate() {
+            let (head, tail) = rest.split_at_mut(h[b]);
+            dest[t].push(head);
+            rest = tail;
+            *len += h[b];
+        }
+    }
+    entries
+        .par_chunks(chunk)
+        .zip(dest.into_par_iter())
+        .for_each(|(c, mut dest)| {
+            let mut cursor = vec![0usize; BINS];
+            for &e in c {
+                let d = digit(e);
+                dest[d][cursor[d]] = e;
+                cursor[d] += 1;
+            }
+        });
+    let mut buckets = Vec::with_capacity(BINS);
+    let mut rest = out.as_mut_slice();
+    for &len in &bucket_len {
+        let (head, tail) = rest.split_at_mut(len);
+        buckets.push(head);
+        rest = tail;
+    }
+    buckets.into_par_iter().for_each(|b| b.sort_unstable());
+    *entries = out;
 }
 
 impl BroadPhase for Grid {
@@ -243,16 +331,25 @@ impl BroadPhase for Grid {
         let (g, index_seconds) = timed(|| self.build(&scene.boxes));
         let crowded = self.0.crowded_cell.max(2);
         let ((out, cells_used), join_seconds) = timed(|| {
-            let nb = g.starts.len() - 1;
-            const CHUNK: usize = 1 << 10;
-            let (mut out, cells_used) = (0..nb.div_ceil(CHUNK))
-                .into_par_iter()
+            // Split the sorted entries into pieces that start at a cell boundary.
+            let es = &g.entries;
+            let pieces = (rayon::current_num_threads() * 64).max(1);
+            let mut cuts: Vec<usize> = (0..=pieces).map(|k| k * es.len() / pieces).collect();
+            for c in cuts.iter_mut().take(pieces).skip(1) {
+                while *c < es.len() && *c > 0 && g.key(es[*c]) == g.key(es[*c - 1]) {
+                    *c += 1;
+                }
+            }
+            let (mut out, cells_used) = cuts
+                .par_windows(2)
                 .fold(
                     || (JoinOut::default(), 0u64, Vec::new()),
-                    |(mut out, mut used, mut scratch), c| {
-                        for b in c * CHUNK..((c + 1) * CHUNK).min(nb) {
-                            let es = &g.entries[g.starts[b] as usize..g.starts[b + 1] as usize];
-                            used += scan_bucket(scene, &g, es, crowded, &mut scratch, &mut out);
+                    |(mut out, mut used, mut scratch), w| {
+                        if w[0] < w[1] {
+                            for run in es[w[0]..w[1]].chunk_by(|a, b| g.key(*a) == g.key(*b)) {
+                                used += 1;
+                                scan_cell(scene, &g, run, crowded, &mut scratch, &mut out);
+                            }
                         }
                         (out, used, scratch)
                     },
@@ -282,57 +379,47 @@ impl BroadPhase for Grid {
     }
 }
 
-/// Tests every pair of one bucket that shares a cell, in that pair's reference cell only.
-/// Returns the number of distinct cells in the bucket.
-fn scan_bucket(
+/// Tests every pair in one cell that has this cell as its reference cell.
+fn scan_cell(
     scene: &Scene,
     g: &Built,
-    es: &[Entry],
+    run: &[u64],
     crowded: usize,
-    scratch: &mut Vec<Entry>,
+    scratch: &mut Vec<u32>,
     out: &mut JoinOut,
-) -> u64 {
-    if es.len() <= crowded {
-        let mut cells = 0;
-        for x in 0..es.len() {
-            let (kx, ox) = (es[x].key, es[x].obj);
-            if !es[..x].iter().any(|e| e.key == kx) {
-                cells += 1;
-            }
-            for e in &es[x + 1..] {
-                if e.key == kx {
-                    pair_in_cell(scene, g, ox, e.obj, kx, out);
-                }
+) {
+    if run.len() < 2 {
+        return;
+    }
+    let key = g.key(run[0]);
+    if run.len() <= crowded {
+        for (x, &e) in run.iter().enumerate() {
+            for &f in &run[x + 1..] {
+                pair_in_cell(scene, g, g.obj(e), g.obj(f), key, out);
             }
         }
-        return cells;
+        return;
     }
-    // Crowded bucket: group by cell, and sweep each crowded cell along x.
+    // Crowded cell: sort along x and sweep, so pairs apart on x are never enumerated.
     scratch.clear();
-    scratch.extend_from_slice(es);
-    let lo_x = |e: &Entry| scene.boxes[e.obj as usize].lo[0];
-    scratch.sort_unstable_by(|a, b| a.key.cmp(&b.key).then(lo_x(a).total_cmp(&lo_x(b))));
-    let mut cells = 0;
-    for run in scratch.chunk_by(|a, b| a.key == b.key) {
-        cells += 1;
-        let key = run[0].key;
-        for x in 0..run.len() {
-            let ox = run[x].obj;
-            let hi_x = scene.boxes[ox as usize].hi[0];
-            for e in &run[x + 1..] {
-                if run.len() > crowded && lo_x(e) > hi_x {
-                    break; // sorted by lo_x: no later box overlaps on x either
-                }
-                pair_in_cell(scene, g, ox, e.obj, key, out);
+    scratch.extend(run.iter().map(|&e| g.obj(e)));
+    let lo_x = |i: u32| scene.boxes[i as usize].lo[0];
+    scratch.sort_unstable_by(|&a, &b| lo_x(a).total_cmp(&lo_x(b)).then(a.cmp(&b)));
+    for (x, &i) in scratch.iter().enumerate() {
+        let hi_x = scene.boxes[i as usize].hi[0];
+        for &j in &scratch[x + 1..] {
+            if lo_x(j) > hi_x {
+                break;
             }
+            pair_in_cell(scene, g, i, j, key, out);
         }
     }
-    cells
 }
 
 #[inline]
 fn pair_in_cell(scene: &Scene, g: &Built, i: u32, j: u32, key: u64, out: &mut JoinOut) {
-    if reference_key(&g.ranges[i as usize], &g.ranges[j as usize]) == key {
+    let r = reference_cell(&g.ranges[i as usize], &g.ranges[j as usize]);
+    if g.layout.pack(r) == key {
         out.candidate(scene, i, j);
     }
 }
@@ -380,7 +467,7 @@ mod test {
                 hi: [6.0, 6.0, 0.0],
             },
         ];
-        let l = Layout::new(&boxes, [1.0; 3]);
+        let l = Layout::new(&boxes, [1.0; 3], 20);
         assert_eq!(l.size, [1.0, 1.0, 1.0]);
         assert_eq!(l.cells, [7, 7, 1]);
         assert_eq!(l.cell(2, 0.0), 0);
@@ -398,7 +485,7 @@ mod test {
                 hi: [1e9 + 1e-6; 3],
             },
         ];
-        let l = Layout::new(&boxes, [1.0; 3]);
+        let l = Layout::new(&boxes, [1.0; 3], 20);
         assert!(l.cells.iter().all(|&c| c <= MAX_CELLS_PER_AXIS));
         assert_eq!(l.cell(0, 1e9 + 1e-6), l.cells[0] - 1);
     }
@@ -413,13 +500,42 @@ mod test {
             lo: [2, 0, 0],
             hi: [4, 1, 0],
         };
-        assert_eq!(reference_key(&a, &b), pack([2, 1, 0]));
+        assert_eq!(reference_cell(&a, &b), [2, 1, 0]);
         let mut shared = 0;
-        a.for_each_key(|k| {
+        a.for_each_cell(|k| {
             let mut inb = false;
-            b.for_each_key(|kb| inb |= kb == k);
+            b.for_each_cell(|kb| inb |= kb == k);
             shared += inb as u32;
         });
         assert_eq!(shared, 2);
+    }
+
+    #[test]
+    fn entries_sort_like_a_plain_sort() {
+        let mut es: Vec<u64> = (0..100_000u64)
+            .map(|i| ((i * 7919) % 65536) << 17 | i)
+            .collect();
+        let mut want = es.clone();
+        want.sort_unstable();
+        sort_entries(&mut es, 33);
+        assert_eq!(es, want);
+    }
+
+    #[test]
+    fn keys_coarsen_to_leave_room_for_object_indices() {
+        let boxes = vec![
+            Aabb {
+                lo: [0.0; 3],
+                hi: [1e-6; 3],
+            },
+            Aabb {
+                lo: [1e9; 3],
+                hi: [1e9 + 1e-6; 3],
+            },
+        ];
+        let l = Layout::new(&boxes, [1.0; 3], 30);
+        assert!(l.key_bits + 30 <= 64, "{l:?}");
+        assert_eq!(l.cell(0, 1e9 + 1e-6), l.cells[0] - 1);
+        assert_eq!(l.cell(0, 0.0), 0);
     }
 }
