@@ -11,7 +11,9 @@ use serde::Serialize;
 
 use crate::table;
 
+// Negative numbers are values (a query time, or a bad horizon to reject), not flags.
 #[derive(Debug, Args)]
+#[command(allow_negative_numbers = true)]
 pub struct CollideArgs {
     /// NDJSON (one state per line) or a JSON array of states; `-` reads stdin.
     #[arg(long, short)]

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use horizon_datasets::{Distribution, Motion, PaperScene, write_ndjson};
 
+// Negative numbers are values (a query time, or a bad horizon to reject), not flags.
 #[derive(Debug, Args)]
+#[command(allow_negative_numbers = true)]
 pub struct GenArgs {
     /// Number of objects.
     #[arg(long, default_value_t = 2000)]

@@ -83,7 +83,7 @@ pub fn parse_one(json: &str) -> Result<ObjectState, String> {
     let input: StateInput = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
         let msg = strip_position(e.inner());
-        if path == "." || path.is_empty() || msg.starts_with("unknown field") {
+        if matches!(path.as_str(), "" | "." | "?") || msg.starts_with("unknown field") {
             msg
         } else {
             format!("field `{path}`: {msg}")

@@ -251,7 +251,7 @@ impl Grid {
                 }
             }
         });
-        sort_entries(&mut entries, layout.key_bits + obj_bits);
+        sort_entries(&mut entries, obj_bits, layout.key_bits);
         Built {
             layout,
             ranges,
@@ -263,18 +263,24 @@ impl Grid {
     }
 }
 
-/// Sorts values that use their low `bits` bits: one parallel scatter on the top bits
-/// (per-thread histograms, each thread writing into its own slice of every bucket), then
-/// an in-cache sort of each bucket, in parallel.
-fn sort_entries(entries: &mut Vec<u64>, bits: u32) {
+/// Groups entries by cell: a stable sort on the key bits `[low, low + key_bits)`.
+///
+/// One parallel scatter on the top key bits (per-thread histograms, each thread writing into
+/// its own slice of every bucket), then an in-cache LSD radix sort of each bucket over the
+/// remaining key bits, in parallel. The object bits below `low` keep their input order.
+fn sort_entries(entries: &mut Vec<u64>, low: u32, key_bits: u32) {
     const DIGIT: u32 = 11;
     const BINS: usize = 1 << DIGIT;
     let n = entries.len();
+    if key_bits == 0 {
+        return; // one cell
+    }
     if n < 1 << 12 {
-        entries.sort_unstable();
+        entries.sort_by_key(|&e| e >> low);
         return;
     }
-    let shift = bits.saturating_sub(DIGIT);
+    let top = key_bits.min(DIGIT);
+    let shift = low + key_bits - top;
     let digit = |e: u64| ((e >> shift) as usize) & (BINS - 1);
     let chunk = n.div_ceil(rayon::current_num_threads().max(1));
     let hist: Vec<Vec<usize>> = entries
@@ -318,8 +324,67 @@ fn sort_entries(entries: &mut Vec<u64>, bits: u32) {
         buckets.push(head);
         rest = tail;
     }
-    buckets.into_par_iter().for_each(|b| b.sort_unstable());
+    let rest_bits = key_bits - top;
+    buckets
+        .into_par_iter()
+        .for_each_init(Vec::new, |scratch, b| {
+            radix_in_cache(b, scratch, low, rest_bits)
+        });
     *entries = out;
+}
+
+/// Stable LSD radix sort of a small slice on bits `[low, low + bits)`, 9 bits a pass.
+fn radix_in_cache(v: &mut [u64], scratch: &mut Vec<u64>, low: u32, bits: u32) {
+    const DIGIT: u32 = 9;
+    const BINS: usize = 1 << DIGIT;
+    if bits == 0 || v.len() < 2 {
+        return;
+    }
+    if v.len() <= 32 {
+        // Insertion sort (stable) beats radix passes on tiny buckets.
+        for i in 1..v.len() {
+            let mut j = i;
+            while j > 0 && (v[j - 1] >> low) > (v[j] >> low) {
+                v.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+        return;
+    }
+    scratch.clear();
+    scratch.resize(v.len(), 0);
+    let end = low + bits;
+    let mut shift = low;
+    let mut in_scratch = false;
+    while shift < end {
+        let (src, dst): (&[u64], &mut [u64]) = if in_scratch {
+            (scratch.as_slice(), &mut *v)
+        } else {
+            (&*v, scratch.as_mut_slice())
+        };
+        let width = DIGIT.min(end - shift);
+        let mask = (1usize << width) - 1;
+        let mut count = [0usize; BINS];
+        for &e in src {
+            count[((e >> shift) as usize) & mask] += 1;
+        }
+        let mut sum = 0;
+        for c in count.iter_mut() {
+            let k = *c;
+            *c = sum;
+            sum += k;
+        }
+        for &e in src {
+            let d = ((e >> shift) as usize) & mask;
+            dst[count[d]] = e;
+            count[d] += 1;
+        }
+        in_scratch = !in_scratch;
+        shift += width;
+    }
+    if in_scratch {
+        v.copy_from_slice(scratch);
+    }
 }
 
 impl BroadPhase for Grid {
@@ -512,13 +577,16 @@ mod test {
 
     #[test]
     fn entries_sort_like_a_plain_sort() {
-        let mut es: Vec<u64> = (0..100_000u64)
-            .map(|i| ((i * 7919) % 65536) << 17 | i)
-            .collect();
-        let mut want = es.clone();
-        want.sort_unstable();
-        sort_entries(&mut es, 33);
-        assert_eq!(es, want);
+        for n in [100, 5000, 100_000u64] {
+            for key_bits in [1, 9, 16, 30] {
+                let m = 1u64 << key_bits;
+                let mut es: Vec<u64> = (0..n).map(|i| ((i * 7919) % m) << 17 | i).collect();
+                let mut want = es.clone();
+                want.sort_by_key(|&e| e >> 17); // stable: object order within a cell kept
+                sort_entries(&mut es, 17, key_bits);
+                assert_eq!(es, want, "n {n} key bits {key_bits}");
+            }
+        }
     }
 
     #[test]
