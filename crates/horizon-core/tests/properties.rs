@@ -167,6 +167,10 @@ proptest! {
             let got = run(&states, p);
             prop_assert_eq!(&got.pairs, &oracle.pairs, "{} differs from brute force", name);
             prop_assert_eq!(got.stats.pairs_found, oracle.pairs.len() as u64);
+            // Each pair whose swept boxes overlap reaches the narrow phase exactly once: a
+            // pair tested twice (or skipped) would change these counts.
+            prop_assert_eq!(got.stats.pruned_time_interval, oracle.stats.pruned_time_interval, "{}", name);
+            prop_assert_eq!(got.stats.exact_solves, oracle.stats.exact_solves, "{}", name);
         }
         // Answer order: t_contact, then a, then b; and a < b.
         for w in oracle.pairs.windows(2) {
