@@ -12,6 +12,8 @@
 //! ## Queries
 //! - [`collisions`]: all pairs, through a broad phase ([`Algorithm`]: GPCD grid, R-tree
 //!   baseline, brute-force oracle) and one shared exact narrow phase.
+//! - [`collisions_of`]: one object against all others.
+//! - [`window_query`]: which objects enter a region, and when.
 //! - [`pair_contact`]: one pair.
 //!
 //! ## Exactness
@@ -28,6 +30,7 @@ mod error;
 mod motion;
 mod query;
 mod state;
+mod window;
 
 pub use broad::{GridParams, GridReport};
 pub use contact::{ContactOptions, PairContact, gap_at, pair_contact};
@@ -35,6 +38,7 @@ pub use error::{QueryError, StateError};
 pub use motion::{position_at, velocity_at};
 pub use query::{
     Algorithm, Answer, CollisionPair, PhaseSeconds, PrunePower, QueryParams, QueryStats,
-    UnknownAlgorithm, collisions,
+    UnknownAlgorithm, collisions, collisions_of,
 };
 pub use state::{MAX_ID_BYTES, ObjectState, Shape, ShapeInput, StateInput};
+pub use window::{WindowError, WindowHit, window_query};

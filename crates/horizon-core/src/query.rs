@@ -1,11 +1,14 @@
 //! The all-pairs predictive collision query: `collisions(states, params) -> Answer`.
 
+use std::borrow::Borrow;
 use std::fmt;
 use std::str::FromStr;
 
 use rayon::prelude::*;
 
-use crate::broad::{BroadPhase, Brute, Grid, GridParams, JoinOut, RTreeJoin, Scene, timed};
+use crate::broad::{
+    BroadPhase, BroadReport, Brute, Grid, GridParams, JoinOut, RTreeJoin, Scene, timed,
+};
 use crate::contact::{ContactOptions, PairContact};
 use crate::error::QueryError;
 use crate::motion::Body;
@@ -185,7 +188,51 @@ pub struct Answer {
 ///
 /// Ids must be unique; a duplicated id that takes part in a contact is reported as
 /// [`QueryError::DuplicateId`] (checking every id up front would cost a hash of all ids).
-pub fn collisions(states: &[ObjectState], params: &QueryParams) -> Result<Answer, QueryError> {
+pub fn collisions<S: Borrow<ObjectState> + Sync>(
+    states: &[S],
+    params: &QueryParams,
+) -> Result<Answer, QueryError> {
+    let (scene, prepare) = prepare(states, params)?;
+    let at = params.contact.at;
+    let (out, report) = match params.algorithm {
+        Algorithm::Grid => Grid(params.grid).join(&scene),
+        Algorithm::Rtree => RTreeJoin.join(&scene),
+        Algorithm::Brute => Brute.join(&scene),
+    };
+    answer(states, out, report, prepare, at)
+}
+
+/// Every contact of the object at `target` with any other object within `[T, T + h]`:
+/// the same pairs, with the same numbers, that [`collisions`] reports for it.
+pub fn collisions_of<S: Borrow<ObjectState> + Sync>(
+    states: &[S],
+    target: usize,
+    params: &QueryParams,
+) -> Result<Answer, QueryError> {
+    let (scene, prepare) = prepare(states, params)?;
+    let t = target as u32;
+    let (out, join_seconds) = timed(|| {
+        (0..states.len() as u32)
+            .into_par_iter()
+            .filter(|&i| i != t)
+            .fold(JoinOut::default, |mut out, i| {
+                out.candidate(&scene, t, i);
+                out
+            })
+            .reduce(JoinOut::default, JoinOut::merge)
+    });
+    let report = BroadReport {
+        join_seconds,
+        ..Default::default()
+    };
+    answer(states, out, report, prepare, params.contact.at)
+}
+
+/// Validates the parameters, propagates every state to `T` and computes swept boxes.
+fn prepare<S: Borrow<ObjectState> + Sync>(
+    states: &[S],
+    params: &QueryParams,
+) -> Result<(Scene, f64), QueryError> {
     let opts = params.contact;
     opts.validate()?;
     let scale = params.grid.cell_scale;
@@ -196,8 +243,11 @@ pub fn collisions(states: &[ObjectState], params: &QueryParams) -> Result<Answer
         return Err(QueryError::TooManyObjects(states.len()));
     }
     let (at, h, m) = (opts.at, opts.horizon, opts.margin);
-    let (scene, prepare) = timed(|| {
-        let bodies: Vec<Body> = states.par_iter().map(|s| Body::new(s, at, h)).collect();
+    Ok(timed(|| {
+        let bodies: Vec<Body> = states
+            .par_iter()
+            .map(|s| Body::new(s.borrow(), at, h))
+            .collect();
         let boxes = bodies.par_iter().map(|b| b.swept_box(h, 0.5 * m)).collect();
         Scene {
             bodies,
@@ -205,12 +255,17 @@ pub fn collisions(states: &[ObjectState], params: &QueryParams) -> Result<Answer
             horizon: h,
             margin: m,
         }
-    });
-    let (out, report) = match params.algorithm {
-        Algorithm::Grid => Grid(params.grid).join(&scene),
-        Algorithm::Rtree => RTreeJoin.join(&scene),
-        Algorithm::Brute => Brute.join(&scene),
-    };
+    }))
+}
+
+/// Names, orders and counts a join's output.
+fn answer<S: Borrow<ObjectState> + Sync>(
+    states: &[S],
+    out: JoinOut,
+    report: BroadReport,
+    prepare: f64,
+    at: f64,
+) -> Result<Answer, QueryError> {
     let counters = out.counters;
     let (pairs, finish) = timed(|| name_and_order(states, out, at));
     let pairs = pairs?;
@@ -256,8 +311,8 @@ pub fn collisions(states: &[ObjectState], params: &QueryParams) -> Result<Answer
 }
 
 /// Turns index pairs into named pairs (`a < b` bytewise) in absolute time, in answer order.
-fn name_and_order(
-    states: &[ObjectState],
+fn name_and_order<S: Borrow<ObjectState> + Sync>(
+    states: &[S],
     out: JoinOut,
     at: f64,
 ) -> Result<Vec<CollisionPair>, QueryError> {
@@ -265,7 +320,10 @@ fn name_and_order(
         .hits
         .into_par_iter()
         .map(|hit| {
-            let (x, y) = (states[hit.a as usize].id(), states[hit.b as usize].id());
+            let (x, y) = (
+                states[hit.a as usize].borrow().id(),
+                states[hit.b as usize].borrow().id(),
+            );
             let (a, b) = match x.cmp(y) {
                 std::cmp::Ordering::Less => (x, y),
                 std::cmp::Ordering::Greater => (y, x),

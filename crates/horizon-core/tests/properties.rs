@@ -3,7 +3,7 @@
 
 use horizon_core::{
     Algorithm, Answer, ContactOptions, GridParams, ObjectState, QueryParams, StateInput,
-    collisions, gap_at, pair_contact,
+    collisions, collisions_of, gap_at, pair_contact,
 };
 use proptest::prelude::*;
 
@@ -172,6 +172,11 @@ proptest! {
             prop_assert_eq!(got.stats.pruned_time_interval, oracle.stats.pruned_time_interval, "{}", name);
             prop_assert_eq!(got.stats.exact_solves, oracle.stats.exact_solves, "{}", name);
         }
+        // One object against all: exactly its pairs from the all-pairs answer.
+        let target = states.len() / 2;
+        let id = states[target].id();
+        let mine: Vec<_> = oracle.pairs.iter().filter(|p| p.a == id || p.b == id).cloned().collect();
+        prop_assert_eq!(collisions_of(&states, target, &base).unwrap().pairs, mine);
         // Answer order: t_contact, then a, then b; and a < b.
         for w in oracle.pairs.windows(2) {
             let key = |p: &horizon_core::CollisionPair| (p.contact.t_contact, p.a.clone(), p.b.clone());
