@@ -4,10 +4,7 @@ use std::io::{BufWriter, Read, Write};
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use horizon_core::{
-    Algorithm, Answer, CollisionPair, GridParams, QueryParams, QueryStats, collisions,
-};
-use serde::Serialize;
+use horizon_core::{Algorithm, Answer, GridParams, QueryParams, collisions};
 
 use crate::table;
 
@@ -65,17 +62,6 @@ fn parse_cell_scale(s: &str) -> Result<CellScale, String> {
     Ok(CellScale(c))
 }
 
-/// The JSON answer (the same shape the HTTP API returns).
-#[derive(Serialize)]
-pub struct AnswerJson<'a> {
-    pub at: f64,
-    pub horizon: f64,
-    pub margin: f64,
-    pub algorithm: Algorithm,
-    pub pairs: &'a [CollisionPair],
-    pub stats: &'a QueryStats,
-}
-
 pub fn run(args: CollideArgs) -> Result<(), String> {
     let name = args.input.display().to_string();
     let mut text = String::new();
@@ -114,19 +100,9 @@ pub fn run(args: CollideArgs) -> Result<(), String> {
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let written = match args.format {
-        Format::Json => {
-            let json = AnswerJson {
-                at,
-                horizon: args.horizon,
-                margin: args.margin,
-                algorithm: args.algorithm,
-                pairs: &answer.pairs,
-                stats: &answer.stats,
-            };
-            serde_json::to_writer(&mut out, &json)
-                .map_err(std::io::Error::other)
-                .and_then(|()| writeln!(out))
-        }
+        Format::Json => serde_json::to_writer(&mut out, &answer)
+            .map_err(std::io::Error::other)
+            .and_then(|()| writeln!(out)),
         Format::Table => table::write(&mut out, &params, &answer),
     };
     written

@@ -175,9 +175,19 @@ pub struct QueryStats {
     pub query_seconds: f64,
 }
 
-/// The answer: pairs ordered by `t_contact`, then `a`, then `b`; and statistics.
+/// The answer: what was asked, the pairs ordered by `t_contact`, then `a`, then `b`, and
+/// statistics. Serialized, this is the JSON answer of the CLI and of the HTTP API.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Answer {
+    /// Query time `T`.
+    pub at: f64,
+    /// Horizon `h`.
+    pub horizon: f64,
+    /// Safety margin.
+    pub margin: f64,
+    /// The broad phase used.
+    pub algorithm: Algorithm,
     /// Every pair that touches within the horizon.
     pub pairs: Vec<CollisionPair>,
     /// What it took.
@@ -193,13 +203,12 @@ pub fn collisions<S: Borrow<ObjectState> + Sync>(
     params: &QueryParams,
 ) -> Result<Answer, QueryError> {
     let (scene, prepare) = prepare(states, params)?;
-    let at = params.contact.at;
     let (out, report) = match params.algorithm {
         Algorithm::Grid => Grid(params.grid).join(&scene),
         Algorithm::Rtree => RTreeJoin.join(&scene),
         Algorithm::Brute => Brute.join(&scene),
     };
-    answer(states, out, report, prepare, at)
+    answer(states, out, report, prepare, params)
 }
 
 /// Every contact of the object at `target` with any other object within `[T, T + h]`:
@@ -225,7 +234,7 @@ pub fn collisions_of<S: Borrow<ObjectState> + Sync>(
         join_seconds,
         ..Default::default()
     };
-    answer(states, out, report, prepare, params.contact.at)
+    answer(states, out, report, prepare, params)
 }
 
 /// Validates the parameters, propagates every state to `T` and computes swept boxes.
@@ -264,8 +273,9 @@ fn answer<S: Borrow<ObjectState> + Sync>(
     out: JoinOut,
     report: BroadReport,
     prepare: f64,
-    at: f64,
+    params: &QueryParams,
 ) -> Result<Answer, QueryError> {
+    let at = params.contact.at;
     let counters = out.counters;
     let (pairs, finish) = timed(|| name_and_order(states, out, at));
     let pairs = pairs?;
@@ -307,7 +317,14 @@ fn answer<S: Borrow<ObjectState> + Sync>(
         query_seconds: prepare + report.index_seconds + report.join_seconds + finish,
         phase_seconds,
     };
-    Ok(Answer { pairs, stats })
+    Ok(Answer {
+        at,
+        horizon: params.contact.horizon,
+        margin: params.contact.margin,
+        algorithm: params.algorithm,
+        pairs,
+        stats,
+    })
 }
 
 /// Turns index pairs into named pairs (`a < b` bytewise) in absolute time, in answer order.

@@ -9,7 +9,10 @@ mod load;
 mod paper;
 mod rng;
 
-pub use load::{LoadError, Loaded, parse_one, parse_states, write_ndjson};
+pub use load::{
+    LoadError, LoadErrorKind, Loaded, parse_array, parse_ndjson, parse_one, parse_states,
+    write_ndjson,
+};
 pub use paper::{
     CITY_BLOCK, CITY_STREET_WIDTH, Distribution, Motion, PaperScene, WORLD, ZIPF_CLUSTERS,
     ZIPF_SIGMA,

@@ -11,6 +11,16 @@ use rayon::prelude::*;
 use serde_json::value::RawValue;
 use thiserror::Error;
 
+/// Whether the text was not JSON at all, or JSON that is not a valid state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadErrorKind {
+    /// Not well-formed JSON (or not an array where one was expected).
+    Syntax,
+    /// Well-formed JSON that breaks a rule: a missing, unknown or mistyped field, a NaN,
+    /// mismatched lengths, a negative radius...
+    Invalid,
+}
+
 /// A state that could not be read.
 #[derive(Debug, Clone, PartialEq, Error)]
 #[error("{location}: {message}")]
@@ -19,8 +29,12 @@ pub struct LoadError {
     pub location: String,
     /// 1-based line of the offending state.
     pub line: usize,
+    /// 0-based index of the offending state in the batch.
+    pub index: usize,
     /// What is wrong, naming the field.
     pub message: String,
+    /// Syntax or content.
+    pub kind: LoadErrorKind,
 }
 
 /// States read from a file.
@@ -34,63 +48,126 @@ pub struct Loaded {
 
 /// Parses NDJSON or a JSON array (detected by a leading `[`). Blank lines are skipped.
 pub fn parse_states(text: &str) -> Result<Loaded, LoadError> {
-    let trimmed = text.trim_start();
-    let parsed: Vec<Result<ObjectState, LoadError>> = if trimmed.starts_with('[') {
-        let elems: Vec<&RawValue> = serde_json::from_str(text).map_err(|e| LoadError {
-            location: format!("line {}", e.line()),
-            line: e.line(),
-            message: format!("not a JSON array of states: {}", strip_position(&e)),
-        })?;
-        let starts = line_starts(text);
-        elems
-            .par_iter()
-            .enumerate()
-            .map(|(k, raw)| {
-                let offset = raw.get().as_ptr() as usize - text.as_ptr() as usize;
-                let line = starts.partition_point(|&s| s <= offset);
-                parse_one(raw.get()).map_err(|message| LoadError {
-                    location: format!("element {} (line {line})", k + 1),
-                    line,
-                    message,
-                })
-            })
-            .collect()
+    if text.trim_start().starts_with('[') {
+        parse_array(text)
     } else {
-        let lines: Vec<(usize, &str)> = text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-            .collect();
-        lines
-            .par_iter()
-            .map(|&(k, l)| {
-                parse_one(l).map_err(|message| LoadError {
-                    location: format!("line {}", k + 1),
-                    line: k + 1,
-                    message,
-                })
+        parse_ndjson(text)
+    }
+}
+
+/// Parses a JSON array of states.
+pub fn parse_array(text: &str) -> Result<Loaded, LoadError> {
+    let parsed_before_error = std::cell::Cell::new(0);
+    let mut de = serde_json::Deserializer::from_str(text);
+    let elems = serde::Deserializer::deserialize_seq(&mut de, Elements(&parsed_before_error))
+        .and_then(|v| de.end().map(|()| v))
+        .map_err(|e| {
+            // A syntax error inside element k (a NaN, say) is reported as element k's.
+            let index = parsed_before_error.get();
+            let what = if e.classify() == serde_json::error::Category::Data && index == 0 {
+                "not a JSON array of states: "
+            } else {
+                ""
+            };
+            LoadError {
+                location: format!("element {} (line {})", index + 1, e.line()),
+                line: e.line(),
+                index,
+                message: format!("{what}{}", strip_position(&e)),
+                kind: LoadErrorKind::Syntax,
+            }
+        })?;
+    let starts = line_starts(text);
+    let parsed: Vec<Result<ObjectState, LoadError>> = elems
+        .par_iter()
+        .enumerate()
+        .map(|(k, raw)| {
+            let offset = raw.get().as_ptr() as usize - text.as_ptr() as usize;
+            let line = starts.partition_point(|&s| s <= offset);
+            parse_one(raw.get()).map_err(|(kind, message)| LoadError {
+                location: format!("element {} (line {line})", k + 1),
+                line,
+                index: k,
+                message,
+                kind,
             })
-            .collect()
-    };
-    // Report the first bad state in file order.
+        })
+        .collect();
+    finish(parsed)
+}
+
+/// Parses NDJSON: one state per line, blank lines skipped.
+pub fn parse_ndjson(text: &str) -> Result<Loaded, LoadError> {
+    let lines: Vec<(usize, &str)> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .collect();
+    let parsed: Vec<Result<ObjectState, LoadError>> = lines
+        .par_iter()
+        .enumerate()
+        .map(|(index, &(k, l))| {
+            parse_one(l).map_err(|(kind, message)| LoadError {
+                location: format!("line {}", k + 1),
+                line: k + 1,
+                index,
+                message,
+                kind,
+            })
+        })
+        .collect();
+    finish(parsed)
+}
+
+fn finish(parsed: Vec<Result<ObjectState, LoadError>>) -> Result<Loaded, LoadError> {
+    // Report the first bad state in input order.
     let states = parsed.into_iter().collect::<Result<Vec<_>, _>>()?;
     Ok(keep_latest(states))
 }
 
-/// Parses and validates one state; the error names the field.
-pub fn parse_one(json: &str) -> Result<ObjectState, String> {
+/// Parses and validates one state; the error says whether the JSON was malformed or the
+/// state invalid, and names the field.
+pub fn parse_one(json: &str) -> Result<ObjectState, (LoadErrorKind, String)> {
+    let kind_of = |e: &serde_json::Error| match e.classify() {
+        serde_json::error::Category::Data => LoadErrorKind::Invalid,
+        _ => LoadErrorKind::Syntax,
+    };
     let mut de = serde_json::Deserializer::from_str(json);
     let input: StateInput = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
         let msg = strip_position(e.inner());
-        if matches!(path.as_str(), "" | "." | "?") || msg.starts_with("unknown field") {
+        let msg = if matches!(path.as_str(), "" | "." | "?") || msg.starts_with("unknown field") {
             msg
         } else {
             format!("field `{path}`: {msg}")
-        }
+        };
+        (kind_of(e.inner()), msg)
     })?;
-    de.end().map_err(|e| strip_position(&e))?;
-    input.validate().map_err(|e| e.to_string())
+    de.end()
+        .map_err(|e| (LoadErrorKind::Syntax, strip_position(&e)))?;
+    input
+        .validate()
+        .map_err(|e| (LoadErrorKind::Invalid, e.to_string()))
+}
+
+/// Collects an array's elements as raw JSON, counting them so an error can say where.
+struct Elements<'c>(&'c std::cell::Cell<usize>);
+
+impl<'de> serde::de::Visitor<'de> for Elements<'_> {
+    type Value = Vec<&'de RawValue>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON array of states")
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(raw) = seq.next_element()? {
+            out.push(raw);
+            self.0.set(out.len());
+        }
+        Ok(out)
+    }
 }
 
 /// Later states replace earlier ones with the same id (DESIGN.md "Objects").
@@ -202,7 +279,7 @@ mod test {
             err("[\n{\"id\":\"a\",\"t\":0,\"p\":[0,0]},\n\n{\"id\":\"\",\"t\":0,\"p\":[0,0]}\n]");
         assert_eq!(e, "element 2 (line 4): field `id`: must not be empty");
         let e = err("[{\"id\":\"a\",\"t\":0,\"p\":[0,0]},");
-        assert!(e.contains("not a JSON array"), "{e}");
+        assert!(e.starts_with("element 2 (line 1): EOF"), "{e}");
     }
 
     #[test]
@@ -217,5 +294,35 @@ mod test {
         let back = parse_states(std::str::from_utf8(&buf).unwrap()).unwrap();
         let want: Vec<ObjectState> = s.iter().map(|x| x.validate().unwrap()).collect();
         assert_eq!(back.states, want);
+    }
+
+    #[test]
+    fn errors_carry_index_and_kind() {
+        let ok = r#"{"id":"a","t":0,"p":[0,0]}"#;
+        let bad =
+            parse_states(&format!("{ok}\n{}\n", r#"{"id":"b","t":0,"p":[0,"x"]}"#)).unwrap_err();
+        assert_eq!((bad.index, bad.kind), (1, LoadErrorKind::Invalid));
+        let bad = parse_states(&format!("{ok}\n\n{}\n", r#"{"id":"b","t":0,"#)).unwrap_err();
+        assert_eq!(
+            (bad.index, bad.line, bad.kind),
+            (1, 3, LoadErrorKind::Syntax)
+        );
+        let bad = parse_array(&format!(
+            "[{ok},{}]",
+            r#"{"id":"b","t":0,"p":[0,1],"shape":{"radius":-1}}"#
+        ))
+        .unwrap_err();
+        assert_eq!((bad.index, bad.kind), (1, LoadErrorKind::Invalid));
+        assert_eq!(parse_array(ok).unwrap_err().kind, LoadErrorKind::Syntax);
+        let bad = parse_array(&format!(
+            "[{ok},{ok},{}]",
+            r#"{"id":"b","t":0,"p":[0,NaN]}"#
+        ))
+        .unwrap_err();
+        assert_eq!((bad.index, bad.kind), (2, LoadErrorKind::Syntax), "{bad}");
+        assert_eq!(
+            parse_ndjson(&format!("{ok}\n{ok}")).unwrap().states.len(),
+            1
+        );
     }
 }

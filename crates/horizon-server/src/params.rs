@@ -1,0 +1,84 @@
+//! Query-string parameters, checked strictly: an unknown or malformed parameter is a 400
+//! naming it, so a typo (`horizn=5`) never silently falls back to a default.
+
+use std::collections::HashMap;
+
+use axum::extract::Query;
+use axum::extract::rejection::QueryRejection;
+use horizon_core::Algorithm;
+
+use crate::error::ApiError;
+
+pub struct Params(HashMap<String, String>);
+
+impl Params {
+    pub fn new(
+        q: Result<Query<HashMap<String, String>>, QueryRejection>,
+        allowed: &[&str],
+    ) -> Result<Params, ApiError> {
+        let Query(map) = q.map_err(|e| ApiError::bad_request("bad_query", e.body_text()))?;
+        if let Some(k) = map.keys().find(|k| !allowed.contains(&k.as_str())) {
+            return Err(ApiError::bad_request(
+                "unknown_parameter",
+                format!(
+                    "unknown query parameter `{k}`; expected one of: {}",
+                    allowed.join(", ")
+                ),
+            ));
+        }
+        Ok(Params(map))
+    }
+
+    pub fn f64(&self, name: &str) -> Result<Option<f64>, ApiError> {
+        self.0
+            .get(name)
+            .map(|v| {
+                v.parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite())
+                    .ok_or_else(|| {
+                        ApiError::bad_request(
+                            "bad_parameter",
+                            format!("`{name}` must be a finite number, got `{v}`"),
+                        )
+                    })
+            })
+            .transpose()
+    }
+
+    pub fn required_f64(&self, name: &str) -> Result<f64, ApiError> {
+        self.f64(name)?.ok_or_else(|| {
+            ApiError::bad_request(
+                "missing_parameter",
+                format!("query parameter `{name}` is required"),
+            )
+        })
+    }
+
+    pub fn usize(&self, name: &str) -> Result<Option<usize>, ApiError> {
+        self.0
+            .get(name)
+            .map(|v| {
+                v.parse::<usize>().map_err(|_| {
+                    ApiError::bad_request(
+                        "bad_parameter",
+                        format!("`{name}` must be a non-negative integer, got `{v}`"),
+                    )
+                })
+            })
+            .transpose()
+    }
+
+    pub fn str(&self, name: &str) -> Option<&str> {
+        self.0.get(name).map(String::as_str)
+    }
+
+    pub fn algorithm(&self) -> Result<Algorithm, ApiError> {
+        match self.str("algorithm") {
+            None => Ok(Algorithm::Grid),
+            Some(a) => a.parse().map_err(|e: horizon_core::UnknownAlgorithm| {
+                ApiError::bad_request("bad_parameter", e.to_string())
+            }),
+        }
+    }
+}
