@@ -2,6 +2,7 @@
 
 mod collide;
 mod gen_cmd;
+mod serve;
 mod table;
 
 use std::process::ExitCode;
@@ -18,6 +19,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run the database server: durable storage and the HTTP API.
+    Serve(serve::ServeArgs),
     /// Find every pair in a file of states that comes into contact within the horizon.
     Collide(collide::CollideArgs),
     /// Write a GPCD paper scene (Table 1) as NDJSON states.
@@ -27,6 +30,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Serve(args) => serve::run(args),
         Command::Collide(args) => collide::run(args),
         Command::Gen(args) => gen_cmd::run(args),
     };

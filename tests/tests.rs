@@ -1,7 +1,9 @@
 //! End-to-end tests of the `horizondb` binary. One test binary; new tests go in:
 //! - `cli_collide`: `horizondb collide` answers, formats and input errors;
-//! - `cli_gen`: `horizondb gen` scenes.
+//! - `cli_gen`: `horizondb gen` scenes;
+//! - `server`: `horizondb serve` over HTTP: ingest, queries, kill -9, torn logs, TTL.
 
 mod cli_collide;
 mod cli_gen;
+mod server;
 mod util;
