@@ -2,6 +2,7 @@
 
 mod collide;
 mod gen_cmd;
+mod load;
 mod serve;
 mod table;
 
@@ -25,6 +26,8 @@ enum Command {
     Collide(collide::CollideArgs),
     /// Write a GPCD paper scene (Table 1) as NDJSON states.
     Gen(gen_cmd::GenArgs),
+    /// Load a running server: ingest a generated scene in batches, then time queries.
+    Load(load::LoadArgs),
 }
 
 fn main() -> ExitCode {
@@ -33,6 +36,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => serve::run(args),
         Command::Collide(args) => collide::run(args),
         Command::Gen(args) => gen_cmd::run(args),
+        Command::Load(args) => load::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -132,6 +132,12 @@ pub fn parse_one(json: &str) -> Result<ObjectState, (LoadErrorKind, String)> {
         serde_json::error::Category::Data => LoadErrorKind::Invalid,
         _ => LoadErrorKind::Syntax,
     };
+    // Fast path: plain serde. Only a failure pays for tracking the field path.
+    if let Ok(input) = serde_json::from_str::<StateInput>(json) {
+        return input
+            .validate()
+            .map_err(|e| (LoadErrorKind::Invalid, e.to_string()));
+    }
     let mut de = serde_json::Deserializer::from_str(json);
     let input: StateInput = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();

@@ -238,12 +238,23 @@ async fn queries() {
     );
 }
 
+type ErrorCase<'a> = (
+    &'a str,
+    &'a str,
+    Option<&'a str>,
+    String,
+    StatusCode,
+    &'a str,
+    &'a str,
+);
+
 #[tokio::test]
 async fn client_errors_are_4xx_json_and_change_nothing() {
     let f = fixture();
     f.post_json("/v1/objects", TWO).await;
     let good = r#"{"id":"x","t":0,"p":[0,0]}"#;
-    let cases: Vec<(&str, &str, Option<&str>, String, StatusCode, &str, &str)> = vec![
+    // (method, uri, content type, body, status, error code, text the message must contain)
+    let cases: Vec<ErrorCase> = vec![
         (
             "POST",
             "/v1/objects",

@@ -139,7 +139,8 @@ struct Table {
 }
 
 impl Table {
-    fn apply(&mut self, op: &Op, ttl: Option<f64>, now: f64) {
+    /// Applies an operation, taking its states (no copies).
+    fn apply(&mut self, op: Op, ttl: Option<f64>, now: f64) {
         match op {
             Op::Upsert {
                 received_at,
@@ -154,8 +155,8 @@ impl Table {
                     self.objects.insert(
                         Arc::from(s.id()),
                         Stored {
-                            state: Arc::new(s.clone()),
-                            received_at: *received_at,
+                            state: Arc::new(s),
+                            received_at,
                         },
                     );
                 }
@@ -207,6 +208,13 @@ pub struct StoreStats {
     pub log_bytes: u64,
     /// Snapshots written since open.
     pub snapshots_written: u64,
+}
+
+/// Every live object at the end of log segment `seq`, with the clock: a snapshot to write.
+struct Capture {
+    seq: u64,
+    items: Vec<(f64, Arc<ObjectState>)>,
+    clock: Option<f64>,
 }
 
 /// What a background checkpoint shares with the store.
@@ -340,10 +348,10 @@ impl Store {
                     .map_err(|e| StoreError::io(&path, e))?;
                 torn = read.torn_bytes;
             }
-            for op in &read.ops {
+            replayed += read.ops.len();
+            for op in read.ops {
                 table.apply(op, cfg.ttl, now);
             }
-            replayed += read.ops.len();
             tail = (seq, read.valid_len);
         }
         let wal = Wal::open(dir, tail.0, tail.1, cfg.fsync)?;
@@ -385,7 +393,7 @@ impl Store {
         let ttl = self.cfg.ttl;
         let (lsn, segment) = self
             .wal
-            .append(&rec, || self.write().apply(&op, ttl, now()))?;
+            .append(&rec, || self.write().apply(op, ttl, now()))?;
         self.files
             .log_bytes
             .fetch_add(rec.len() as u64, Ordering::Relaxed);
@@ -496,15 +504,13 @@ impl Store {
     /// Rotates the log and writes a snapshot now, waiting for it. Returns the snapshot's
     /// segment number.
     pub fn checkpoint(&self) -> Result<u64, StoreError> {
-        let (seq, items, clock) = self.rotate_and_capture()?;
-        self.files.finish_checkpoint(seq, &items, clock)?;
-        Ok(seq)
+        let c = self.rotate_and_capture()?;
+        self.files.finish_checkpoint(c.seq, &c.items, c.clock)?;
+        Ok(c.seq)
     }
 
     /// Starts a new log segment and captures every live object as of the end of the old one.
-    fn rotate_and_capture(
-        &self,
-    ) -> Result<(u64, Vec<(f64, Arc<ObjectState>)>, Option<f64>), StoreError> {
+    fn rotate_and_capture(&self) -> Result<Capture, StoreError> {
         let (seq, (items, clock)) = self.wal.rotate(|| {
             let t = self.read();
             let items: Vec<_> = t
@@ -514,7 +520,7 @@ impl Store {
                 .collect();
             (items, t.clock)
         })?;
-        Ok((seq, items, clock))
+        Ok(Capture { seq, items, clock })
     }
 
     fn checkpoint_in_background(&self) {
@@ -522,7 +528,7 @@ impl Store {
             return; // one at a time
         }
         match self.rotate_and_capture() {
-            Ok((seq, items, clock)) => {
+            Ok(Capture { seq, items, clock }) => {
                 // Encoding and writing a big snapshot takes a while: not on a writer's path.
                 let files = self.files.clone();
                 std::thread::spawn(move || {
