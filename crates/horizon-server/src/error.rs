@@ -34,6 +34,10 @@ impl ApiError {
     pub fn not_found(message: impl Into<String>) -> Self {
         Self::new(StatusCode::NOT_FOUND, "not_found", message)
     }
+    fn logged(self, e: &StoreError) -> Self {
+        tracing::error!(error = %e, "{}", self.message);
+        self
+    }
     pub fn internal(what: &str, detail: impl std::fmt::Display) -> Self {
         tracing::error!(error = %detail, "{what}");
         Self::new(
@@ -58,13 +62,6 @@ impl From<StoreError> for ApiError {
                 ApiError::internal("storage failure", e)
             }
         }
-    }
-}
-
-impl ApiError {
-    fn logged(self, e: &StoreError) -> Self {
-        tracing::error!(error = %e, "{}", self.message);
-        self
     }
 }
 

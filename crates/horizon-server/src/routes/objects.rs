@@ -74,7 +74,7 @@ fn load_error(e: LoadError) -> ApiError {
 
 /// The JSON form of a state, with its prediction at `at` if asked.
 pub fn state_json(s: &ObjectState, at: Option<f64>) -> Value {
-    let mut v = json!({ "state": s.to_input_json() });
+    let mut v = json!({ "state": input_json(s) });
     if let Some(at) = at {
         let d = s.dims();
         v["predicted"] = json!({
@@ -86,14 +86,9 @@ pub fn state_json(s: &ObjectState, at: Option<f64>) -> Value {
     v
 }
 
-trait ToJson {
-    fn to_input_json(&self) -> Value;
-}
-
-impl ToJson for ObjectState {
-    fn to_input_json(&self) -> Value {
-        serde_json::to_value(self.to_input()).unwrap_or(Value::Null)
-    }
+/// A state in the form clients write it.
+fn input_json(s: &ObjectState) -> Value {
+    serde_json::to_value(s.to_input()).unwrap_or(Value::Null)
 }
 
 /// `POST /v1/objects`: all or nothing, acknowledged once durable.
@@ -228,6 +223,6 @@ pub async fn list(
     }
     let page = app.store.list(p.str("after"), limit);
     let next = (page.len() == limit).then(|| page[page.len() - 1].id().to_string());
-    let objects: Vec<Value> = page.iter().map(|s| s.to_input_json()).collect();
+    let objects: Vec<Value> = page.iter().map(|s| input_json(s)).collect();
     Ok(Json(json!({"objects": objects, "next_after": next})))
 }
