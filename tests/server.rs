@@ -330,7 +330,8 @@ fn newest_wal(db: &Path) -> PathBuf {
 fn ttl_expiry_survives_restart() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db");
-    let srv = Server::start(&db, &["--ttl", "1"]);
+    // TTL 3 s: "new" must still be fresh after the restart below, even on a slow machine.
+    let srv = Server::start(&db, &["--ttl", "3"]);
     let url = format!("{}/v1/objects", srv.url);
     send(
         "POST",
@@ -339,7 +340,7 @@ fn ttl_expiry_survives_restart() {
         r#"[{"id":"old","t":0,"p":[0,0]}]"#,
     );
     assert_eq!(get(&format!("{}/v1/objects/old", srv.url)).0, 200);
-    std::thread::sleep(Duration::from_millis(1500));
+    std::thread::sleep(Duration::from_millis(3300));
     send(
         "POST",
         &url,
@@ -348,7 +349,7 @@ fn ttl_expiry_survives_restart() {
     );
     assert_eq!(get(&format!("{}/v1/objects/old", srv.url)).0, 404);
     srv.kill9();
-    let srv = Server::start(&db, &["--ttl", "1"]);
+    let srv = Server::start(&db, &["--ttl", "3"]);
     assert_eq!(get(&format!("{}/v1/objects/old", srv.url)).0, 404);
     assert_eq!(get(&format!("{}/v1/objects/new", srv.url)).0, 200);
 }

@@ -196,7 +196,7 @@ fn ttl_expires_and_expired_objects_stay_gone() {
     {
         let (s, _) = Store::open(dir.path(), cfg.clone()).unwrap();
         s.upsert(vec![st("old", 1.0, 1.0)]).unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(400));
+        std::thread::sleep(std::time::Duration::from_millis(2200));
         s.upsert(vec![st("new", 2.0, 1.0)]).unwrap();
         assert!(s.get("old").is_none(), "reads hide expired objects at once");
         assert_eq!(s.snapshot().states.len(), 1);
