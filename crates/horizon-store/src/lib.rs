@@ -139,6 +139,17 @@ struct Table {
 }
 
 impl Table {
+    /// Stores `s` as written at `received_at`, unless it has already expired.
+    fn put(&mut self, s: ObjectState, received_at: f64, ttl: Option<f64>, now: f64) {
+        if ttl.is_some_and(|ttl| now - received_at > ttl) {
+            self.objects.remove(s.id());
+            return;
+        }
+        let state = Arc::new(s);
+        self.objects
+            .insert(Arc::from(state.id()), Stored { state, received_at });
+    }
+
     /// Applies an operation, taking its states (no copies).
     fn apply(&mut self, op: Op, ttl: Option<f64>, now: f64) {
         match op {
@@ -148,17 +159,7 @@ impl Table {
             } => {
                 for s in states {
                     self.clock = Some(self.clock.map_or(s.t(), |c| c.max(s.t())));
-                    if ttl.is_some_and(|ttl| now - received_at > ttl) {
-                        self.objects.remove(s.id());
-                        continue;
-                    }
-                    self.objects.insert(
-                        Arc::from(s.id()),
-                        Stored {
-                            state: Arc::new(s),
-                            received_at,
-                        },
-                    );
+                    self.put(s, received_at, ttl, now);
                 }
             }
             Op::Delete { id, .. } => {
@@ -304,16 +305,7 @@ impl Store {
             let loaded = snapshot::read(&snapshot::snapshot_path(dir, seq))?;
             table.clock = loaded.clock;
             for (received_at, s) in loaded.items {
-                if cfg.ttl.is_some_and(|ttl| now - received_at > ttl) {
-                    continue;
-                }
-                table.objects.insert(
-                    Arc::from(s.id()),
-                    Stored {
-                        state: Arc::new(s),
-                        received_at,
-                    },
-                );
+                table.put(s, received_at, cfg.ttl, now);
             }
         }
         let mut live = Vec::new();
