@@ -1,5 +1,6 @@
 //! `horizondb`: the command-line entry point. Thin: parses arguments and dispatches.
 
+mod bench_cmd;
 mod collide;
 mod gen_cmd;
 mod load;
@@ -26,6 +27,8 @@ enum Command {
     Collide(collide::CollideArgs),
     /// Write a GPCD paper scene (Table 1) as NDJSON states.
     Gen(gen_cmd::GenArgs),
+    /// Reproduce the GPCD paper's experiments: grid vs R-tree vs brute force, tables and plots.
+    Bench(bench_cmd::BenchArgs),
     /// Load a running server: ingest a generated scene in batches, then time queries.
     Load(load::LoadArgs),
 }
@@ -37,6 +40,7 @@ fn main() -> ExitCode {
         Command::Collide(args) => collide::run(args),
         Command::Gen(args) => gen_cmd::run(args),
         Command::Load(args) => load::run(args),
+        Command::Bench(args) => bench_cmd::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
