@@ -238,10 +238,10 @@ pub fn collisions_of<S: Borrow<ObjectState> + Sync>(
 }
 
 /// Validates the parameters, propagates every state to `T` and computes swept boxes.
-fn prepare<S: Borrow<ObjectState> + Sync>(
-    states: &[S],
+fn prepare<'a, S: Borrow<ObjectState> + Sync>(
+    states: &'a [S],
     params: &QueryParams,
-) -> Result<(Scene, f64), QueryError> {
+) -> Result<(Scene<'a>, f64), QueryError> {
     let opts = params.contact;
     opts.validate()?;
     let scale = params.grid.cell_scale;
@@ -253,14 +253,15 @@ fn prepare<S: Borrow<ObjectState> + Sync>(
     }
     let (at, h, m) = (opts.at, opts.horizon, opts.margin);
     Ok(timed(|| {
-        let bodies: Vec<Body> = states
+        let states: Vec<&ObjectState> = states.par_iter().map(|s| s.borrow()).collect();
+        let boxes = states
             .par_iter()
-            .map(|s| Body::new(s.borrow(), at, h))
+            .map(|s| Body::new(s, at, h).swept_box(h, 0.5 * m))
             .collect();
-        let boxes = bodies.par_iter().map(|b| b.swept_box(h, 0.5 * m)).collect();
         Scene {
-            bodies,
+            states,
             boxes,
+            at,
             horizon: h,
             margin: m,
         }

@@ -7,7 +7,7 @@ use super::{BroadPhase, BroadReport, JoinOut, Scene, timed};
 pub(crate) struct Brute;
 
 impl BroadPhase for Brute {
-    fn join(&self, scene: &Scene) -> (JoinOut, BroadReport) {
+    fn join(&self, scene: &Scene<'_>) -> (JoinOut, BroadReport) {
         let n = scene.boxes.len() as u32;
         let (out, join_seconds) = timed(|| {
             (0..n)

@@ -388,7 +388,7 @@ fn radix_in_cache(v: &mut [u64], scratch: &mut Vec<u64>, low: u32, bits: u32) {
 }
 
 impl BroadPhase for Grid {
-    fn join(&self, scene: &Scene) -> (JoinOut, BroadReport) {
+    fn join(&self, scene: &Scene<'_>) -> (JoinOut, BroadReport) {
         assert!(
             scene.boxes.len() < u32::MAX as usize,
             "the query checks the object count"
@@ -446,7 +446,7 @@ impl BroadPhase for Grid {
 
 /// Tests every pair in one cell that has this cell as its reference cell.
 fn scan_cell(
-    scene: &Scene,
+    scene: &Scene<'_>,
     g: &Built,
     run: &[u64],
     crowded: usize,
@@ -482,7 +482,7 @@ fn scan_cell(
 }
 
 #[inline]
-fn pair_in_cell(scene: &Scene, g: &Built, i: u32, j: u32, key: u64, out: &mut JoinOut) {
+fn pair_in_cell(scene: &Scene<'_>, g: &Built, i: u32, j: u32, key: u64, out: &mut JoinOut) {
     let r = reference_cell(&g.ranges[i as usize], &g.ranges[j as usize]);
     if g.layout.pack(r) == key {
         out.candidate(scene, i, j);
@@ -491,7 +491,7 @@ fn pair_in_cell(scene: &Scene, g: &Built, i: u32, j: u32, key: u64, out: &mut Jo
 
 /// Pairs involving large objects: every grid object against an R-tree of the large ones,
 /// and the large ones against each other.
-fn join_large(scene: &Scene, g: &Built) -> JoinOut {
+fn join_large(scene: &Scene<'_>, g: &Built) -> JoinOut {
     let tree = tree_of(&scene.boxes, g.large.iter().copied());
     let n = scene.boxes.len() as u32;
     let small = (0..n)

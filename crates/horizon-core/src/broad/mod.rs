@@ -15,11 +15,18 @@ use std::time::Instant;
 
 use crate::contact::{Contact, PairKin};
 use crate::motion::{Aabb, Body};
+use crate::state::ObjectState;
 
-/// Objects propagated to the query time, with their swept boxes: the input of every join.
-pub(crate) struct Scene {
-    pub bodies: Vec<Body>,
+/// The objects and their swept boxes over `[T, T + h]`: the input of every join.
+///
+/// Only the boxes are materialised. The narrow phase propagates the two states of a
+/// candidate pair when it needs them: a scene of n objects has far fewer candidates than
+/// objects, and writing a propagated copy of every state costs more memory bandwidth than
+/// the whole join.
+pub(crate) struct Scene<'a> {
+    pub states: Vec<&'a ObjectState>,
     pub boxes: Vec<Aabb>,
+    pub at: f64,
     pub horizon: f64,
     pub margin: f64,
 }
@@ -63,7 +70,7 @@ impl JoinOut {
 
     /// A candidate pair: the projection-overlap test, then the narrow phase.
     #[inline]
-    pub fn candidate(&mut self, scene: &Scene, i: u32, j: u32) {
+    pub fn candidate(&mut self, scene: &Scene<'_>, i: u32, j: u32) {
         self.counters.candidates += 1;
         if !scene.boxes[i as usize].overlaps(&scene.boxes[j as usize]) {
             self.counters.pruned_projection += 1;
@@ -73,18 +80,15 @@ impl JoinOut {
     }
 }
 
-impl Scene {
+impl Scene<'_> {
     /// The narrow phase for a pair whose swept boxes overlap: the time-interval test, then
     /// the exact solve. The pair is always solved in index order so every broad phase gets
     /// bit-identical numbers for it.
     #[inline]
     pub fn test_pair(&self, i: u32, j: u32, out: &mut JoinOut) {
         let (a, b) = if i < j { (i, j) } else { (j, i) };
-        let k = PairKin::new(
-            &self.bodies[a as usize],
-            &self.bodies[b as usize],
-            self.margin,
-        );
+        let body = |i: u32| Body::new(self.states[i as usize], self.at, self.horizon);
+        let k = PairKin::new(&body(a), &body(b), self.margin);
         let Some(window) = k.window(self.horizon) else {
             out.counters.pruned_time += 1;
             return;
@@ -124,7 +128,7 @@ pub struct GridReport {
 /// [`JoinOut::candidate`] or [`Scene::test_pair`] exactly once.
 pub(crate) trait BroadPhase {
     /// Builds the index (timed as "index") and joins (timed as "join").
-    fn join(&self, scene: &Scene) -> (JoinOut, BroadReport);
+    fn join(&self, scene: &Scene<'_>) -> (JoinOut, BroadReport);
 }
 
 /// Times a closure.

@@ -26,7 +26,7 @@ pub(crate) fn envelope(b: &Aabb) -> AABB<[f64; 3]> {
 }
 
 impl BroadPhase for RTreeJoin {
-    fn join(&self, scene: &Scene) -> (JoinOut, BroadReport) {
+    fn join(&self, scene: &Scene<'_>) -> (JoinOut, BroadReport) {
         let (tree, index_seconds) = timed(|| tree_of(&scene.boxes, 0..scene.boxes.len() as u32));
         let (out, join_seconds) = timed(|| {
             // The tree join is sequential in rstar; the narrow phase over its output is not.
