@@ -42,3 +42,38 @@ pub use query::{
 };
 pub use state::{MAX_ID_BYTES, ObjectState, Shape, ShapeInput, StateInput};
 pub use window::{WindowError, WindowHit, window_query};
+
+/// Entry points for the micro-benchmarks in `horizon-bench` (swept boxes, grid build).
+/// Not part of the stable API.
+#[doc(hidden)]
+pub mod internals {
+    use rayon::prelude::*;
+
+    use crate::broad::Grid;
+    use crate::motion::{Aabb, Body};
+    use crate::{GridParams, ObjectState};
+
+    /// The swept boxes of every state over `[at, at + horizon]`.
+    pub fn swept_boxes(states: &[ObjectState], at: f64, horizon: f64, margin: f64) -> usize {
+        let boxes: Vec<Aabb> = states
+            .par_iter()
+            .map(|s| Body::new(s, at, horizon).swept_box(horizon, 0.5 * margin))
+            .collect();
+        boxes.len()
+    }
+
+    /// Builds the GPCD grid over the swept boxes; returns the number of (cell, object) entries.
+    pub fn grid_build(
+        states: &[ObjectState],
+        at: f64,
+        horizon: f64,
+        margin: f64,
+        grid: GridParams,
+    ) -> usize {
+        let boxes: Vec<Aabb> = states
+            .par_iter()
+            .map(|s| Body::new(s, at, horizon).swept_box(horizon, 0.5 * margin))
+            .collect();
+        Grid(grid).entries_of(&boxes)
+    }
+}

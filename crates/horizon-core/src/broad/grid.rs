@@ -209,6 +209,11 @@ impl Built {
 }
 
 impl Grid {
+    /// Builds the grid and returns its entry count (for the micro-benchmarks).
+    pub(crate) fn entries_of(&self, boxes: &[Aabb]) -> usize {
+        self.build(boxes).entries.len()
+    }
+
     fn build(&self, boxes: &[Aabb]) -> Built {
         let obj_bits = (u32::BITS - (boxes.len().max(2) as u32 - 1).leading_zeros()).max(1);
         let layout = Layout::new(boxes, self.0.cell_scale, obj_bits);
