@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use horizon_bench::{Plan, RunOptions, bench};
+use horizon_bench::{Plan, RunOptions, SWEEP_NAMES, bench};
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
@@ -19,12 +19,26 @@ pub struct BenchArgs {
     /// Run brute force only up to this many objects.
     #[arg(long, default_value_t = 20_000)]
     brute_limit: usize,
+    /// Run only these sweeps (comma-separated): horizon, vmax, amax, n, distribution,
+    /// motion, scale, cell-scale, cell-scale-short-h.
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
     /// Where results.md, results.csv and the SVG plots go.
     #[arg(long, default_value = "bench-results")]
     out: PathBuf,
 }
 
 pub fn run(args: BenchArgs) -> Result<(), String> {
+    if let Some(bad) = args
+        .only
+        .iter()
+        .find(|o| !SWEEP_NAMES.contains(&o.as_str()))
+    {
+        return Err(format!(
+            "--only: no sweep `{bad}`; the sweeps are: {}",
+            SWEEP_NAMES.join(", ")
+        ));
+    }
     let runs = args.runs.unwrap_or(if args.quick { 1 } else { 5 });
     if runs == 0 {
         return Err("--runs must be at least 1".into());
@@ -33,6 +47,7 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
         Plan {
             quick: args.quick,
             ten_million: args.ten_million,
+            only: args.only,
         },
         RunOptions {
             runs,

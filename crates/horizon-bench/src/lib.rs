@@ -15,7 +15,7 @@ mod sweep;
 use std::path::Path;
 
 pub use run::{BenchError, Measurement, RunOptions, run};
-pub use sweep::{Plan, Point, Sweep, sweeps};
+pub use sweep::{Plan, Point, SWEEP_NAMES, Sweep, sweeps};
 
 /// What [`bench`] produced.
 #[derive(Debug, Clone)]
@@ -35,7 +35,10 @@ pub fn bench(plan: Plan, opts: RunOptions, out: &Path) -> Result<Outcome, BenchE
         move |source| BenchError::Io { path, source }
     };
     std::fs::create_dir_all(out).map_err(io(out))?;
-    let sweeps = sweeps(plan);
+    let sweeps = sweeps(&plan);
+    if sweeps.is_empty() {
+        return Err(BenchError::NoSweep(SWEEP_NAMES.join(", ")));
+    }
     let measurements = run(&sweeps, opts)?;
     let markdown = report::markdown(&measurements, opts.runs);
     let mut files = Vec::new();

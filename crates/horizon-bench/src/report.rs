@@ -34,9 +34,9 @@ pub fn markdown(ms: &[Measurement], runs: usize) -> String {
         let _ = writeln!(out, "### {parameter}\n");
         let _ = writeln!(
             out,
-            "| {parameter} | n | h | grid s | rtree s | brute s | rtree / grid | pairs | grid candidates | projection prune % | time-interval prune % |"
+            "| {parameter} | n | h | grid s | rtree s | brute s | rtree / grid | pairs | grid candidates | projection prune % | time-interval prune % | grid query memory, B/object |"
         );
-        let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|---|---|");
+        let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|---|---|---|");
         let mut labels: Vec<&str> = Vec::new();
         for m in ms.iter().filter(|m| m.sweep == sweep) {
             if !labels.contains(&m.label.as_str()) {
@@ -53,7 +53,7 @@ pub fn markdown(ms: &[Measurement], runs: usize) -> String {
             let ratio = r.map_or("—".into(), |r| format!("{:.1}×", r.median() / g.median()));
             let _ = writeln!(
                 out,
-                "| {label} | {} | {} | {} | {} | {} | {ratio} | {} | {} | {:.1} | {:.1} |",
+                "| {label} | {} | {} | {} | {} | {} | {ratio} | {} | {} | {:.1} | {:.1} | {} |",
                 g.n,
                 g.horizon,
                 secs(Some(g)),
@@ -63,6 +63,8 @@ pub fn markdown(ms: &[Measurement], runs: usize) -> String {
                 g.stats.candidate_pairs,
                 g.stats.prune_power.projection,
                 g.stats.prune_power.time_interval,
+                g.peak_extra_bytes
+                    .map_or("—".into(), |b| format!("{:.0}", b as f64 / g.n as f64)),
             );
         }
         out.push('\n');
@@ -75,7 +77,7 @@ pub fn csv(ms: &[Measurement]) -> String {
     let mut out = String::from(
         "sweep,x,label,n,horizon,cell_scale,algorithm,runs,median_seconds,min_seconds,pairs,\
          candidate_pairs,pruned_projection,pruned_time_interval,exact_solves,\
-         prune_projection_pct,prune_time_interval_pct,cells_used,grid_entries\n",
+         prune_projection_pct,prune_time_interval_pct,cells_used,grid_entries,peak_extra_bytes\n",
     );
     for m in ms {
         let s = &m.stats;
@@ -83,7 +85,7 @@ pub fn csv(ms: &[Measurement]) -> String {
         let opt = |x: Option<u64>| x.map_or(String::new(), |v| v.to_string());
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{:.6},{:.6},{},{},{},{},{},{:.3},{:.3},{},{}",
+            "{},{},{},{},{},{},{},{},{:.6},{:.6},{},{},{},{},{},{:.3},{:.3},{},{},{}",
             m.sweep,
             m.x,
             m.label,
@@ -103,6 +105,7 @@ pub fn csv(ms: &[Measurement]) -> String {
             s.prune_power.time_interval,
             opt(s.cells_used),
             opt(s.grid_entries),
+            opt(m.peak_extra_bytes),
         );
     }
     out

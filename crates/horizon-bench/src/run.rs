@@ -28,6 +28,9 @@ pub enum BenchError {
     /// The engine refused the query.
     #[error(transparent)]
     Query(#[from] QueryError),
+    /// `--only` selected nothing.
+    #[error("no sweep selected; the sweeps are: {0}")]
+    NoSweep(String),
     /// A generated state was invalid (a generator bug).
     #[error("generated state is invalid: {0}")]
     Scene(String),
@@ -74,6 +77,10 @@ pub struct Measurement {
     pub pairs: usize,
     /// Statistics of the last run.
     pub stats: QueryStats,
+    /// Largest growth of the process's resident memory during one run, in bytes (Linux;
+    /// `None` elsewhere). Buffers over 32 MB are returned to the OS when freed, so this is
+    /// close to what the query itself allocates.
+    pub peak_extra_bytes: Option<u64>,
 }
 
 impl Measurement {
@@ -131,10 +138,15 @@ pub fn run(sweeps: &[Sweep], opts: RunOptions) -> Result<Vec<Measurement>, Bench
                     });
                 let mut seconds = Vec::with_capacity(opts.runs);
                 let mut last = None;
+                let mut peak: Option<u64> = None;
                 for _ in 0..opts.runs.max(1) {
+                    let before = memory::reset_peak();
                     let a = collisions(&states, &params)?;
+                    if let (Some(b), Some(hwm)) = (before, memory::peak()) {
+                        peak = Some(peak.unwrap_or(0).max(hwm.saturating_sub(b)));
+                    }
                     seconds.push(a.stats.query_seconds);
-                    last = Some(a);
+                    drop(last.replace(a));
                 }
                 let answer = last.expect("at least one run");
                 match &reference {
@@ -162,6 +174,7 @@ pub fn run(sweeps: &[Sweep], opts: RunOptions) -> Result<Vec<Measurement>, Bench
                     seconds,
                     pairs: answer.pairs.len(),
                     stats: answer.stats,
+                    peak_extra_bytes: peak,
                 });
             }
             bar.inc(1);
@@ -179,4 +192,25 @@ fn first_difference(a: &[CollisionPair], b: &[CollisionPair]) -> String {
         .zip(b)
         .find(|(x, y)| x != y)
         .map_or_else(String::new, |(x, y)| format!("{y:?} where expected {x:?}"))
+}
+
+/// Resident memory from `/proc/self/status` (Linux).
+mod memory {
+    fn status(field: &str) -> Option<u64> {
+        let text = std::fs::read_to_string("/proc/self/status").ok()?;
+        let line = text.lines().find(|l| l.starts_with(field))?;
+        let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kb * 1024)
+    }
+
+    /// Resets the peak-RSS mark and returns the current RSS.
+    pub fn reset_peak() -> Option<u64> {
+        std::fs::write("/proc/self/clear_refs", "5").ok()?;
+        status("VmRSS:")
+    }
+
+    /// Peak RSS since the last reset.
+    pub fn peak() -> Option<u64> {
+        status("VmHWM:")
+    }
 }

@@ -54,16 +54,39 @@ fn sweep(name: &'static str, parameter: &'static str, points: Vec<Point>) -> Swe
 }
 
 /// Which sweeps to run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Plan {
     /// A reduced sweep that runs in well under a minute (CI smoke test).
     pub quick: bool,
     /// Add n = 10,000,000 to the scale sweep (needs several GB of memory).
     pub ten_million: bool,
+    /// Run only the sweeps with these names (all when empty).
+    pub only: Vec<String>,
 }
 
+/// Names of every sweep, in the order they run.
+pub const SWEEP_NAMES: [&str; 9] = [
+    "horizon",
+    "vmax",
+    "amax",
+    "n",
+    "distribution",
+    "motion",
+    "scale",
+    "cell-scale",
+    "cell-scale-short-h",
+];
+
 /// Every sweep of a plan.
-pub fn sweeps(plan: Plan) -> Vec<Sweep> {
+pub fn sweeps(plan: &Plan) -> Vec<Sweep> {
+    let mut all = every_sweep(plan);
+    if !plan.only.is_empty() {
+        all.retain(|s| plan.only.iter().any(|o| o == s.name));
+    }
+    all
+}
+
+fn every_sweep(plan: &Plan) -> Vec<Sweep> {
     let base = PaperScene::default();
     let pick = |full: &[f64], quick: &[f64]| -> Vec<f64> {
         if plan.quick {
