@@ -34,7 +34,7 @@ pub fn markdown(ms: &[Measurement], runs: usize) -> String {
         let _ = writeln!(out, "### {parameter}\n");
         let _ = writeln!(
             out,
-            "| {parameter} | n | h | grid s | rtree s | brute s | rtree / grid | pairs | grid candidates | projection prune % | time-interval prune % | grid query memory, B/object |"
+            "| {parameter} | n | h | grid s | rtree s | brute s | rtree / grid | pairs | grid candidates | projection prune % | time-interval prune % | grid working memory, B/object |"
         );
         let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|---|---|---|");
         let mut labels: Vec<&str> = Vec::new();
@@ -63,8 +63,10 @@ pub fn markdown(ms: &[Measurement], runs: usize) -> String {
                 g.stats.candidate_pairs,
                 g.stats.prune_power.projection,
                 g.stats.prune_power.time_interval,
-                g.peak_extra_bytes
-                    .map_or("—".into(), |b| format!("{:.0}", b as f64 / g.n as f64)),
+                g.stats.working_bytes.map_or("—".into(), |b| format!(
+                    "{:.0}",
+                    b as f64 / g.n.max(1) as f64
+                )),
             );
         }
         out.push('\n');
@@ -77,7 +79,7 @@ pub fn csv(ms: &[Measurement]) -> String {
     let mut out = String::from(
         "sweep,x,label,n,horizon,cell_scale,algorithm,runs,median_seconds,min_seconds,pairs,\
          candidate_pairs,pruned_projection,pruned_time_interval,exact_solves,\
-         prune_projection_pct,prune_time_interval_pct,cells_used,grid_entries,peak_extra_bytes\n",
+         prune_projection_pct,prune_time_interval_pct,cells_used,grid_entries,working_bytes,peak_rss_growth_bytes\n",
     );
     for m in ms {
         let s = &m.stats;
@@ -85,7 +87,7 @@ pub fn csv(ms: &[Measurement]) -> String {
         let opt = |x: Option<u64>| x.map_or(String::new(), |v| v.to_string());
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{:.6},{:.6},{},{},{},{},{},{:.3},{:.3},{},{},{}",
+            "{},{},{},{},{},{},{},{},{:.6},{:.6},{},{},{},{},{},{:.3},{:.3},{},{},{},{}",
             m.sweep,
             m.x,
             m.label,
@@ -105,6 +107,7 @@ pub fn csv(ms: &[Measurement]) -> String {
             s.prune_power.time_interval,
             opt(s.cells_used),
             opt(s.grid_entries),
+            opt(s.working_bytes),
             opt(m.peak_extra_bytes),
         );
     }

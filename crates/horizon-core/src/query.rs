@@ -157,6 +157,9 @@ pub struct QueryStats {
     pub grid_entries: Option<u64>,
     /// Objects over the cell cap, indexed apart (grid only).
     pub large_objects: Option<u64>,
+    /// Bytes of the query's main working buffers (grid only): state references and swept
+    /// boxes (56 B per object) plus the grid's entries, flags and histograms.
+    pub working_bytes: Option<u64>,
     /// Distinct pairs the broad phase proposed.
     pub candidate_pairs: u64,
     /// Removed by the projection-overlap test.
@@ -304,6 +307,11 @@ fn answer<S: Borrow<ObjectState> + Sync>(
         cells_used: is_grid.then_some(grid.cells_used),
         grid_entries: is_grid.then_some(grid.entries),
         large_objects: is_grid.then_some(grid.large_objects),
+        working_bytes: is_grid.then_some(
+            grid.working_bytes
+                + (states.len() * (size_of::<&ObjectState>() + size_of::<crate::motion::Aabb>()))
+                    as u64,
+        ),
         candidate_pairs: c.candidates,
         pruned_projection: c.pruned_projection,
         pruned_time_interval: c.pruned_time,

@@ -191,6 +191,8 @@ struct Built {
     layout: Layout,
     large: Vec<u32>,
     is_large: Vec<bool>,
+    /// Bytes of the buffers above and of the build's histograms.
+    working_bytes: u64,
     /// `cell_key << obj_bits | object`, grouped by cell; objects ascend within a cell.
     entries: Vec<u64>,
     obj_bits: u32,
@@ -308,10 +310,14 @@ impl Grid {
             .for_each_init(Vec::new, |scratch, b| {
                 radix_in_cache(b, scratch, obj_bits, rest_bits)
             });
+        let working_bytes =
+            (entries.len() * 8 + is_large.len() + large.len() * 4 + hist.len() * bins * 8 * 2)
+                as u64;
         Built {
             layout,
             large,
             is_large,
+            working_bytes,
             entries,
             obj_bits,
         }
@@ -423,6 +429,7 @@ impl BroadPhase for Grid {
                 cells_used,
                 entries: g.entries.len() as u64,
                 large_objects: g.large.len() as u64,
+                working_bytes: g.working_bytes,
             }),
         };
         (out, report)

@@ -122,6 +122,8 @@ pub struct GridReport {
     pub entries: u64,
     /// Objects whose swept box covered more cells than the cap; indexed apart.
     pub large_objects: u64,
+    /// Bytes of the grid's own buffers (entries, flags, histograms).
+    pub working_bytes: u64,
 }
 
 /// A broad phase: enumerate every pair whose swept boxes may overlap and hand each to
