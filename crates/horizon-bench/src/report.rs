@@ -79,7 +79,8 @@ pub fn csv(ms: &[Measurement]) -> String {
     let mut out = String::from(
         "sweep,x,label,n,horizon,cell_scale,algorithm,runs,median_seconds,min_seconds,pairs,\
          candidate_pairs,pruned_projection,pruned_time_interval,exact_solves,\
-         prune_projection_pct,prune_time_interval_pct,cells_used,grid_entries,working_bytes,peak_rss_growth_bytes\n",
+         prune_projection_pct,prune_time_interval_pct,cells_used,grid_entries,working_bytes,peak_rss_growth_bytes,\
+         prepare_seconds,index_seconds,join_seconds,finish_seconds\n",
     );
     for m in ms {
         let s = &m.stats;
@@ -87,7 +88,7 @@ pub fn csv(ms: &[Measurement]) -> String {
         let opt = |x: Option<u64>| x.map_or(String::new(), |v| v.to_string());
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{:.6},{:.6},{},{},{},{},{},{:.3},{:.3},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{:.6},{:.6},{},{},{},{},{},{:.3},{:.3},{},{},{},{},{:.6},{:.6},{:.6},{:.6}",
             m.sweep,
             m.x,
             m.label,
@@ -109,6 +110,10 @@ pub fn csv(ms: &[Measurement]) -> String {
             opt(s.grid_entries),
             opt(s.working_bytes),
             opt(m.peak_extra_bytes),
+            s.phase_seconds.prepare,
+            s.phase_seconds.index,
+            s.phase_seconds.join,
+            s.phase_seconds.finish,
         );
     }
     out
