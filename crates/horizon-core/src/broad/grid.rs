@@ -228,11 +228,6 @@ impl Grid {
         let obj_bits = (u32::BITS - (n.max(2) as u32 - 1).leading_zeros()).max(1);
         let layout = Layout::new(boxes, self.0.cell_scale, obj_bits);
         let cap = self.0.max_cells_per_object.max(1);
-        let is_large: Vec<bool> = boxes
-            .par_iter()
-            .map(|b| layout.range(b).count() > cap)
-            .collect();
-        let large: Vec<u32> = (0..n as u32).filter(|&i| is_large[i as usize]).collect();
         let key_bits = layout.key_bits;
         // Top-level buckets from the top key bits, ~BUCKET_TARGET entries each (about
         // eight entries per object with c = 1 in 3D), but at most 2^11 of them: the scatter
@@ -249,22 +244,27 @@ impl Grid {
         // Fixed chunks of objects, in order: within a bucket chunk t's entries precede chunk
         // t+1's, so objects ascend within each cell whatever the thread count.
         let chunk = n.div_ceil(rayon::current_num_threads().max(1)).max(1);
-        let hist: Vec<Vec<usize>> = boxes
+        // Counting pass: per-thread histograms, and which objects are over the cell cap.
+        let (hist, flags): (Vec<Vec<usize>>, Vec<Vec<bool>>) = boxes
             .par_chunks(chunk)
             .enumerate()
             .map(|(t, bs)| {
                 let mut h = vec![0usize; bins];
+                let mut big = Vec::with_capacity(bs.len());
                 for (k, b) in bs.iter().enumerate() {
                     let i = t * chunk + k;
-                    if !is_large[i] {
-                        layout
-                            .range(b)
-                            .for_each_cell(|c| h[digit(entry(i, c))] += 1);
+                    let r = layout.range(b);
+                    let over = r.count() > cap;
+                    big.push(over);
+                    if !over {
+                        r.for_each_cell(|c| h[digit(entry(i, c))] += 1);
                     }
                 }
-                h
+                (h, big)
             })
-            .collect();
+            .unzip();
+        let is_large: Vec<bool> = flags.concat();
+        let large: Vec<u32> = (0..n as u32).filter(|&i| is_large[i as usize]).collect();
         let total: usize = hist.iter().flatten().sum();
         let mut entries = vec![0u64; total];
         let mut dest: Vec<Vec<&mut [u64]>> =
