@@ -54,6 +54,16 @@ fn si(x: f64) -> String {
     }
 }
 
+/// The name at integer position `v` of a categorical axis; blank between positions.
+fn category_label(names: &[String], v: f64) -> String {
+    let k = v.round();
+    if (v - k).abs() < 1e-6 && k >= 0.0 {
+        names.get(k as usize).cloned().unwrap_or_default()
+    } else {
+        String::new()
+    }
+}
+
 fn trim(v: f64) -> String {
     let s = format!("{v:.6}");
     s.trim_end_matches('0').trim_end_matches('.').to_string()
@@ -127,14 +137,7 @@ impl LinePlot<'_> {
             .build_cartesian_2d(x0..x1, y0..y1)
             .map_err(|e| err(e.to_string()))?;
         let x_fmt = |v: &f64| match &self.categories {
-            Some(names) => {
-                let k = v.round();
-                if (v - k).abs() < 1e-6 && k >= 0.0 {
-                    names.get(k as usize).cloned().unwrap_or_default()
-                } else {
-                    String::new()
-                }
-            }
+            Some(names) => category_label(names, *v),
             None => self.x_axis.label(*v),
         };
         let y_fmt = |v: &f64| self.y_axis.label(*v);
@@ -295,14 +298,7 @@ fn prune_bars(ms: &[Measurement], path: &Path) -> Result<(), BenchError> {
         .build_cartesian_2d(-0.6..n - 0.4, 0.0..110.0)
         .map_err(|e| err(e.to_string()))?;
     let names: Vec<String> = items.iter().map(|i| i.0.clone()).collect();
-    let x_fmt = |v: &f64| {
-        let k = v.round();
-        if (v - k).abs() < 1e-6 && k >= 0.0 {
-            names.get(k as usize).cloned().unwrap_or_default()
-        } else {
-            String::new()
-        }
-    };
+    let x_fmt = |v: &f64| category_label(&names, *v);
     chart
         .configure_mesh()
         .disable_x_mesh()
