@@ -27,9 +27,10 @@ pub struct CollideArgs {
     /// Broad phase: grid (GPCD), rtree (baseline) or brute (all pairs).
     #[arg(long, default_value = "grid")]
     algorithm: Algorithm,
-    /// Grid cell size as a multiple of the mean swept-box length: one number or `cx,cy,cz`.
-    #[arg(long, value_parser = parse_cell_scale, default_value = "1")]
-    cell_scale: CellScale,
+    /// Grid cell size as a multiple of the mean swept-box length: one number or `cx,cy,cz`
+    /// [default: 2, see `horizondb bench --only cell-scale`].
+    #[arg(long, value_parser = parse_cell_scale)]
+    cell_scale: Option<CellScale>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Json)]
     format: Format,
@@ -93,7 +94,9 @@ pub fn run(args: CollideArgs) -> Result<(), String> {
         .with_margin(args.margin)
         .with_algorithm(args.algorithm)
         .with_grid(GridParams {
-            cell_scale: args.cell_scale.0,
+            cell_scale: args
+                .cell_scale
+                .map_or(GridParams::default().cell_scale, |c| c.0),
             ..GridParams::default()
         });
     let answer: Answer = collisions(&states, &params).map_err(|e| e.to_string())?;

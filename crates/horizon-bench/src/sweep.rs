@@ -31,7 +31,7 @@ pub struct Sweep {
     pub points: Vec<Point>,
 }
 
-/// Table 1 defaults: h = 3, vmax = 3, amax = 0.5, n = 2k, uniform, linear, c = 1.
+/// Table 1 defaults: h = 3, vmax = 3, amax = 0.5, n = 2k, uniform, linear; c is ours (2).
 const DEFAULT_H: f64 = 3.0;
 
 fn point(x: f64, label: impl Into<String>, scene: PaperScene) -> Point {
@@ -40,7 +40,7 @@ fn point(x: f64, label: impl Into<String>, scene: PaperScene) -> Point {
         label: label.into(),
         scene,
         horizon: DEFAULT_H,
-        cell_scale: 1.0,
+        cell_scale: horizon_core::DEFAULT_CELL_SCALE,
     }
 }
 
@@ -189,7 +189,7 @@ fn every_sweep(plan: &Plan) -> Vec<Sweep> {
     );
     scale.log_x = true;
     out.push(scale);
-    // Cell size: the default c = 1 against finer and coarser grids, at the default horizon
+    // Cell size: the default c = 2 against finer and coarser grids, at the default horizon
     // and at a short one (the paper: small h with a fine grid hurts).
     let n = if plan.quick { 20_000 } else { 200_000 };
     for (name, h) in [("cell-scale", DEFAULT_H), ("cell-scale-short-h", 0.25)] {

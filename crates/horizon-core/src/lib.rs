@@ -27,12 +27,13 @@
 mod broad;
 mod contact;
 mod error;
+mod hugebuf;
 mod motion;
 mod query;
 mod state;
 mod window;
 
-pub use broad::{GridParams, GridReport};
+pub use broad::{DEFAULT_CELL_SCALE, GridParams, GridReport};
 pub use contact::{ContactOptions, PairContact, gap_at, pair_contact};
 pub use error::{QueryError, StateError};
 pub use motion::{position_at, velocity_at};
@@ -47,19 +48,12 @@ pub use window::{WindowError, WindowHit, window_query};
 /// Not part of the stable API.
 #[doc(hidden)]
 pub mod internals {
-    use rayon::prelude::*;
-
-    use crate::broad::Grid;
-    use crate::motion::{Aabb, Body};
+    use crate::broad::{Grid, Scene};
     use crate::{GridParams, ObjectState};
 
     /// The swept boxes of every state over `[at, at + horizon]`.
     pub fn swept_boxes(states: &[ObjectState], at: f64, horizon: f64, margin: f64) -> usize {
-        let boxes: Vec<Aabb> = states
-            .par_iter()
-            .map(|s| Body::new(s, at, horizon).swept_box(horizon, 0.5 * margin))
-            .collect();
-        boxes.len()
+        Scene::new(states, at, horizon, margin).boxes.len()
     }
 
     /// Builds the GPCD grid over the swept boxes; returns the number of (cell, object) entries.
@@ -70,10 +64,6 @@ pub mod internals {
         margin: f64,
         grid: GridParams,
     ) -> usize {
-        let boxes: Vec<Aabb> = states
-            .par_iter()
-            .map(|s| Body::new(s, at, horizon).swept_box(horizon, 0.5 * margin))
-            .collect();
-        Grid(grid).entries_of(&boxes)
+        Grid(grid).entries_of(&Scene::new(states, at, horizon, margin).boxes)
     }
 }

@@ -103,7 +103,8 @@ impl Body {
 }
 
 /// An axis-aligned box, closed on every side.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
 pub(crate) struct Aabb {
     pub lo: [f64; 3],
     pub hi: [f64; 3],

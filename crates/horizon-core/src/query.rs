@@ -11,7 +11,6 @@ use crate::broad::{
 };
 use crate::contact::{ContactOptions, PairContact};
 use crate::error::QueryError;
-use crate::motion::Body;
 use crate::state::ObjectState;
 
 /// Which broad phase finds the candidate pairs. All three return identical answers.
@@ -255,20 +254,7 @@ fn prepare<'a, S: Borrow<ObjectState> + Sync>(
         return Err(QueryError::TooManyObjects(states.len()));
     }
     let (at, h, m) = (opts.at, opts.horizon, opts.margin);
-    Ok(timed(|| {
-        let states: Vec<&ObjectState> = states.par_iter().map(|s| s.borrow()).collect();
-        let boxes = states
-            .par_iter()
-            .map(|s| Body::new(s, at, h).swept_box(h, 0.5 * m))
-            .collect();
-        Scene {
-            states,
-            boxes,
-            at,
-            horizon: h,
-            margin: m,
-        }
-    }))
+    Ok(timed(|| Scene::new(states, at, h, m)))
 }
 
 /// Names, orders and counts a join's output.

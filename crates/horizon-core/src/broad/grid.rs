@@ -22,14 +22,19 @@ use rayon::prelude::*;
 
 use super::rtree::{envelope, tree_of};
 use super::{BroadPhase, BroadReport, GridReport, JoinOut, Scene, timed};
+use crate::hugebuf::HugeBuf;
 use crate::motion::Aabb;
 
-/// Tuning of the grid. `Default` is the paper's setting (`c_j = 1`).
+/// Tuning of the grid. `Default` has `c_j = 2` (the paper used 1; see the field).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GridParams {
     /// `c_j`: cell size = `c_j ×` mean swept-box length on axis j. Smaller cells mean fewer
     /// false candidates per cell but more cells per object (more entries to build and
-    /// scan); the paper's default 1 puts a typical box in 1–2 cells per axis.
+    /// scan). The paper's 1 puts a typical box in about two cells per axis, ~8 entries
+    /// per object in 3D; 2 writes ~3.4. Building an entry costs more here than testing
+    /// the extra candidates a coarser cell brings, so `horizondb bench`'s cell-scale
+    /// sweeps measure 2 faster than 1 on uniform, skewed and short-horizon scenes alike,
+    /// and lighter on memory ([`DEFAULT_CELL_SCALE`]).
     pub cell_scale: [f64; 3],
     /// Objects covering more cells than this are indexed apart (see the module docs).
     /// Too low sends ordinary objects to the slower side index; too high lets one fast
@@ -42,12 +47,15 @@ pub struct GridParams {
 impl Default for GridParams {
     fn default() -> Self {
         GridParams {
-            cell_scale: [1.0; 3],
+            cell_scale: [DEFAULT_CELL_SCALE; 3],
             max_cells_per_object: 64,
             crowded_cell: 32,
         }
     }
 }
+
+/// The default `c_j` on every axis.
+pub const DEFAULT_CELL_SCALE: f64 = 2.0;
 
 /// Cells per axis are capped so a key always packs into 63 bits.
 const MAX_CELLS_PER_AXIS: u32 = 1 << 21;
@@ -131,7 +139,9 @@ impl Layout {
     /// always share a cell whatever the rounding.
     #[inline]
     fn cell(&self, j: usize, x: f64) -> u32 {
-        let c = ((x - self.origin[j]) * self.inv[j]).floor();
+        // No `floor`: on baseline x86-64 it is a libm call, and for c > 0 truncation is
+        // the floor. Everything at or below 0 clamps to cell 0.
+        let c = (x - self.origin[j]) * self.inv[j];
         if c <= 0.0 {
             0
         } else if c >= (self.cells[j] - 1) as f64 {
@@ -174,39 +184,84 @@ impl CellRange {
     }
 }
 
-/// The reference cell of a pair: the minimum corner of the overlap of their cell ranges.
+/// Bits below the object index in an entry: bit j says the cell is the first of the
+/// object's range on axis j.
+const FLAG_BITS: u32 = 3;
+const ALL_FIRST: u64 = (1 << FLAG_BITS) - 1;
+
+/// The entry flags of cell `c` in range `r`.
 #[inline]
-fn reference_cell(a: &CellRange, b: &CellRange) -> [u32; 3] {
-    [
-        a.lo[0].max(b.lo[0]),
-        a.lo[1].max(b.lo[1]),
-        a.lo[2].max(b.lo[2]),
-    ]
+fn first_flags(r: &CellRange, c: [u32; 3]) -> u64 {
+    (c[0] == r.lo[0]) as u64 | ((c[1] == r.lo[1]) as u64) << 1 | ((c[2] == r.lo[2]) as u64) << 2
+}
+
+/// Whether a cell shared by two objects is the pair's *reference cell*, the minimum corner
+/// of the overlap of their ranges, from the two entries' flags alone. A shared cell is at
+/// or above both ranges' `lo` on every axis, so it equals the larger `lo` exactly when it
+/// equals either: the cell is the first on that axis for one of the two objects.
+#[inline]
+fn is_reference(flags_a: u64, flags_b: u64) -> bool {
+    (flags_a | flags_b) & ALL_FIRST == ALL_FIRST
 }
 
 pub(crate) struct Grid(pub GridParams);
 
-/// The built grid: entries grouped by cell, so each cell is one run.
+/// The built grid. Each thread wrote its objects' entries into a region of its own, split
+/// by bucket (the top cell-key bits); a bucket is the union of its pieces in every region,
+/// and holds whole cells. A bucket is sorted only when the join reaches it, into per-thread
+/// scratch, so it is sorted and scanned while it is in cache.
 struct Built {
     layout: Layout,
     large: Vec<u32>,
     is_large: Vec<bool>,
     /// Bytes of the buffers above and of the build's histograms.
     working_bytes: u64,
-    /// `cell_key << obj_bits | object`, grouped by cell; objects ascend within a cell.
-    entries: Vec<u64>,
-    obj_bits: u32,
+    /// `cell_key << low_bits | object << FLAG_BITS | first_flags`.
+    entries: HugeBuf<u64>,
+    /// Piece (t, b) is `entries[starts[t][b]..starts[t][b + 1]]`.
+    starts: Vec<Vec<usize>>,
+    /// Key bits below the bucket digit: what a bucket's sort orders.
+    rest_bits: u32,
+    codec: Codec,
+}
+
+/// How an entry packs its cell key, object index and flags.
+#[derive(Debug, Clone, Copy)]
+struct Codec {
+    /// Bits below the cell key: the object index and the flags.
+    low_bits: u32,
+}
+
+impl Codec {
+    #[inline]
+    fn key(self, e: u64) -> u64 {
+        e >> self.low_bits
+    }
+    #[inline]
+    fn obj(self, e: u64) -> u32 {
+        ((e & ((1u64 << self.low_bits) - 1)) >> FLAG_BITS) as u32
+    }
 }
 
 impl Built {
-    #[inline]
-    fn key(&self, e: u64) -> u64 {
-        e >> self.obj_bits
+    fn buckets(&self) -> usize {
+        self.starts.first().map_or(0, |s| s.len() - 1)
     }
-    #[inline]
-    fn obj(&self, e: u64) -> u32 {
-        (e & ((1u64 << self.obj_bits) - 1)) as u32
+
+    /// Bucket `b`'s pieces, in thread (so object) order.
+    fn pieces(&self, b: usize) -> impl Iterator<Item = &[u64]> + Clone {
+        self.starts
+            .iter()
+            .map(move |s| &self.entries[s[b]..s[b + 1]])
     }
+}
+
+/// Reused buffers of one join thread.
+#[derive(Default)]
+struct Scratch {
+    sorted: Vec<u64>,
+    spare: Vec<u64>,
+    counts: Vec<u32>,
 }
 
 /// Entries per top-level bucket to aim for: small enough to sort in cache.
@@ -218,15 +273,14 @@ impl Grid {
         self.build(boxes).entries.len()
     }
 
-    /// Draws every box into its cells, writing each entry straight into its final bucket:
-    /// one counting pass and one scatter pass over the boxes (per-thread histograms, each
-    /// thread writing into its own slice of every bucket), then an in-cache radix sort of
-    /// each bucket on the remaining key bits. No unsorted copy of the entries ever exists,
-    /// which saves a pass over memory and half the peak.
+    /// Draws every box into its cells, writing each entry straight into its bucket: one
+    /// counting pass and one scatter pass over the boxes, each thread into a region of its
+    /// own. No unsorted copy of the entries ever exists, which saves a pass over memory and
+    /// half the peak.
     fn build(&self, boxes: &[Aabb]) -> Built {
         let n = boxes.len();
-        let obj_bits = (u32::BITS - (n.max(2) as u32 - 1).leading_zeros()).max(1);
-        let layout = Layout::new(boxes, self.0.cell_scale, obj_bits);
+        let low_bits = obj_bits_for(n) + FLAG_BITS;
+        let layout = Layout::new(boxes, self.0.cell_scale, low_bits);
         let cap = self.0.max_cells_per_object.max(1);
         let key_bits = layout.key_bits;
         // Top-level buckets from the top key bits, ~BUCKET_TARGET entries each (about
@@ -237,27 +291,24 @@ impl Grid {
         let top = (usize::BITS - want.leading_zeros())
             .clamp(1, 11)
             .min(key_bits);
-        let shift = obj_bits + key_bits - top;
+        let shift = low_bits + key_bits - top;
         let bins = 1usize << top;
-        let digit = |e: u64| ((e >> shift) as usize) & (bins - 1);
-        let entry = |i: usize, c: [u32; 3]| layout.pack(c) << obj_bits | i as u64;
-        // Fixed chunks of objects, in order: within a bucket chunk t's entries precede chunk
-        // t+1's, so objects ascend within each cell whatever the thread count.
+        let digit = |key: u64| ((key >> (key_bits - top)) as usize) & (bins - 1);
+        // Fixed chunks of objects, in order: region t holds chunk t, so objects ascend
+        // within each cell once a bucket is sorted stably, whatever the thread count.
         let chunk = n.div_ceil(rayon::current_num_threads().max(1)).max(1);
         // Counting pass: per-thread histograms, and which objects are over the cell cap.
         let (hist, flags): (Vec<Vec<usize>>, Vec<Vec<bool>>) = boxes
             .par_chunks(chunk)
-            .enumerate()
-            .map(|(t, bs)| {
+            .map(|bs| {
                 let mut h = vec![0usize; bins];
                 let mut big = Vec::with_capacity(bs.len());
-                for (k, b) in bs.iter().enumerate() {
-                    let i = t * chunk + k;
+                for b in bs {
                     let r = layout.range(b);
                     let over = r.count() > cap;
                     big.push(over);
                     if !over {
-                        r.for_each_cell(|c| h[digit(entry(i, c))] += 1);
+                        r.for_each_cell(|c| h[digit(layout.pack(c))] += 1);
                     }
                 }
                 (h, big)
@@ -265,74 +316,93 @@ impl Grid {
             .unzip();
         let is_large: Vec<bool> = flags.concat();
         let large: Vec<u32> = (0..n as u32).filter(|&i| is_large[i as usize]).collect();
-        let total: usize = hist.iter().flatten().sum();
-        let mut entries = vec![0u64; total];
-        let mut dest: Vec<Vec<&mut [u64]>> =
-            hist.iter().map(|_| Vec::with_capacity(bins)).collect();
-        let mut bucket_len = vec![0usize; bins];
-        let mut rest = entries.as_mut_slice();
-        for (b, len) in bucket_len.iter_mut().enumerate() {
-            for (t, h) in hist.iter().enumerate() {
-                let (head, tail) = rest.split_at_mut(h[b]);
-                dest[t].push(head);
-                rest = tail;
-                *len += h[b];
+        let mut starts = Vec::with_capacity(hist.len());
+        let mut at = 0;
+        for h in &hist {
+            let mut s = Vec::with_capacity(bins + 1);
+            s.push(at);
+            for &c in h {
+                at += c;
+                s.push(at);
             }
+            starts.push(s);
+        }
+        let mut entries = HugeBuf::zeroed(at);
+        let mut regions = Vec::with_capacity(starts.len());
+        let mut rest = &mut *entries;
+        for s in &starts {
+            let (head, tail) = rest.split_at_mut(s[bins] - s[0]);
+            regions.push(head);
+            rest = tail;
         }
         boxes
             .par_chunks(chunk)
             .enumerate()
-            .zip(dest.into_par_iter())
-            .for_each(|((t, bs), mut dest)| {
-                let mut cursor = vec![0usize; bins];
+            .zip(regions.into_par_iter().zip(starts.par_iter()))
+            .for_each(|((t, bs), (region, s))| {
+                let mut cursor: Vec<usize> = s[..bins].iter().map(|&o| o - s[0]).collect();
                 for (k, b) in bs.iter().enumerate() {
                     let i = t * chunk + k;
                     if !is_large[i] {
-                        layout.range(b).for_each_cell(|c| {
-                            let e = entry(i, c);
-                            let d = digit(e);
-                            dest[d][cursor[d]] = e;
+                        let r = layout.range(b);
+                        r.for_each_cell(|c| {
+                            let key = layout.pack(c);
+                            let d = digit(key);
+                            region[cursor[d]] =
+                                key << low_bits | (i as u64) << FLAG_BITS | first_flags(&r, c);
                             cursor[d] += 1;
                         });
                     }
                 }
             });
-        let mut buckets = Vec::with_capacity(bins);
-        let mut rest = entries.as_mut_slice();
-        for &len in &bucket_len {
-            let (head, tail) = rest.split_at_mut(len);
-            buckets.push(head);
-            rest = tail;
-        }
-        let rest_bits = key_bits - top;
-        buckets
-            .into_par_iter()
-            .for_each_init(Vec::new, |scratch, b| {
-                radix_in_cache(b, scratch, obj_bits, rest_bits)
-            });
-        let working_bytes =
-            (entries.len() * 8 + is_large.len() + large.len() * 4 + hist.len() * bins * 8 * 2)
-                as u64;
+        debug_assert!(shift + top <= 64);
+        let max_bucket = (0..bins)
+            .map(|b| starts.iter().map(|s| s[b + 1] - s[b]).sum::<usize>())
+            .max()
+            .unwrap_or(0);
+        let threads = rayon::current_num_threads();
+        let working_bytes = (entries.len() * 8
+            + is_large.len()
+            + large.len() * 4
+            + hist.len() * bins * 8 * 2
+            + threads * max_bucket * 8 * 2) as u64;
         Built {
             layout,
             large,
             is_large,
             working_bytes,
             entries,
-            obj_bits,
+            starts,
+            rest_bits: key_bits - top,
+            codec: Codec { low_bits },
         }
     }
 }
 
-/// Stable LSD radix sort of a small slice on bits `[low, low + bits)`, 9 bits a pass.
-fn radix_in_cache(v: &mut [u64], scratch: &mut Vec<u64>, low: u32, bits: u32) {
-    const DIGIT: u32 = 9;
-    const BINS: usize = 1 << DIGIT;
-    if bits == 0 || v.len() < 2 {
-        return;
-    }
-    if v.len() <= 32 {
+/// Bits of an object index among `n`.
+fn obj_bits_for(n: usize) -> u32 {
+    (u32::BITS - (n.max(2) as u32 - 1).leading_zeros()).max(1)
+}
+
+/// Largest digit of the in-cache sort: its counts stay in L1.
+const MAX_DIGIT: u32 = 12;
+
+/// Stable LSD radix sort of one bucket's pieces on bits `[low, low + bits)` into
+/// `s.sorted`: one pass when the bucket's key bits fit a digit, which is the usual case.
+fn sort_bucket<'a, 'p>(
+    pieces: impl Iterator<Item = &'p [u64]> + Clone,
+    s: &'a mut Scratch,
+    low: u32,
+    bits: u32,
+) -> &'a [u64] {
+    let len: usize = pieces.clone().map(<[u64]>::len).sum();
+    s.sorted.clear();
+    if bits == 0 || len <= 32 {
+        for p in pieces {
+            s.sorted.extend_from_slice(p);
+        }
         // Insertion sort (stable) beats radix passes on tiny buckets.
+        let v = &mut s.sorted;
         for i in 1..v.len() {
             let mut j = i;
             while j > 0 && (v[j - 1] >> low) > (v[j] >> low) {
@@ -340,42 +410,54 @@ fn radix_in_cache(v: &mut [u64], scratch: &mut Vec<u64>, low: u32, bits: u32) {
                 j -= 1;
             }
         }
-        return;
+        return &s.sorted;
     }
-    scratch.clear();
-    scratch.resize(v.len(), 0);
-    let end = low + bits;
+    let passes = bits.div_ceil(MAX_DIGIT);
+    let width = bits.div_ceil(passes);
+    s.sorted.resize(len, 0);
     let mut shift = low;
-    let mut in_scratch = false;
+    let end = low + bits;
+    let mut first = true;
     while shift < end {
-        let (src, dst): (&[u64], &mut [u64]) = if in_scratch {
-            (scratch.as_slice(), &mut *v)
+        let w = width.min(end - shift);
+        let mask = (1usize << w) - 1;
+        let counts = &mut s.counts;
+        counts.clear();
+        counts.resize(1 << w, 0);
+        // The first pass reads the pieces, later ones the previous pass's output.
+        std::mem::swap(&mut s.sorted, &mut s.spare);
+        s.sorted.resize(len, 0);
+        let mut count = |e: u64| counts[((e >> shift) as usize) & mask] += 1;
+        if first {
+            for p in pieces.clone() {
+                p.iter().for_each(|&e| count(e));
+            }
         } else {
-            (&*v, scratch.as_mut_slice())
-        };
-        let width = DIGIT.min(end - shift);
-        let mask = (1usize << width) - 1;
-        let mut count = [0usize; BINS];
-        for &e in src {
-            count[((e >> shift) as usize) & mask] += 1;
+            s.spare.iter().for_each(|&e| count(e));
         }
         let mut sum = 0;
-        for c in count.iter_mut() {
+        for c in counts.iter_mut() {
             let k = *c;
             *c = sum;
             sum += k;
         }
-        for &e in src {
+        let dst = &mut s.sorted;
+        let mut put = |e: u64| {
             let d = ((e >> shift) as usize) & mask;
-            dst[count[d]] = e;
-            count[d] += 1;
+            dst[counts[d] as usize] = e;
+            counts[d] += 1;
+        };
+        if first {
+            for p in pieces.clone() {
+                p.iter().for_each(|&e| put(e));
+            }
+        } else {
+            s.spare.iter().for_each(|&e| put(e));
         }
-        in_scratch = !in_scratch;
-        shift += width;
+        first = false;
+        shift += w;
     }
-    if in_scratch {
-        v.copy_from_slice(scratch);
-    }
+    &s.sorted
 }
 
 impl BroadPhase for Grid {
@@ -386,31 +468,24 @@ impl BroadPhase for Grid {
         );
         let (g, index_seconds) = timed(|| self.build(&scene.boxes));
         let crowded = self.0.crowded_cell.max(2);
+        let codec = g.codec;
         let ((out, cells_used), join_seconds) = timed(|| {
-            // Split the sorted entries into pieces that start at a cell boundary.
-            let es = &g.entries;
-            let pieces = (rayon::current_num_threads() * 64).max(1);
-            let mut cuts: Vec<usize> = (0..=pieces).map(|k| k * es.len() / pieces).collect();
-            for c in cuts.iter_mut().take(pieces).skip(1) {
-                while *c < es.len() && *c > 0 && g.key(es[*c]) == g.key(es[*c - 1]) {
-                    *c += 1;
-                }
-            }
-            let (mut out, cells_used) = cuts
-                .par_windows(2)
+            // Each bucket is sorted and scanned in one go, while it is in cache.
+            let (mut out, cells_used) = (0..g.buckets())
+                .into_par_iter()
                 .fold(
-                    || (JoinOut::default(), 0u64, Vec::new()),
-                    |(mut out, mut used, mut scratch), w| {
-                        if w[0] < w[1] {
-                            for run in es[w[0]..w[1]].chunk_by(|a, b| g.key(*a) == g.key(*b)) {
-                                used += 1;
-                                scan_cell(scene, &g, run, crowded, &mut scratch, &mut out);
-                            }
+                    || (JoinOut::default(), 0u64, Scratch::default(), Vec::new()),
+                    |(mut out, mut used, mut scratch, mut crowded_buf), b| {
+                        let sorted =
+                            sort_bucket(g.pieces(b), &mut scratch, codec.low_bits, g.rest_bits);
+                        for run in sorted.chunk_by(|x, y| codec.key(*x) == codec.key(*y)) {
+                            used += 1;
+                            scan_cell(scene, codec, run, crowded, &mut crowded_buf, &mut out);
                         }
-                        (out, used, scratch)
+                        (out, used, scratch, crowded_buf)
                     },
                 )
-                .map(|(o, u, _)| (o, u))
+                .map(|(o, u, _, _)| (o, u))
                 .reduce(
                     || (JoinOut::default(), 0),
                     |(a, x), (b, y)| (a.merge(b), x + y),
@@ -439,50 +514,42 @@ impl BroadPhase for Grid {
 /// Tests every pair in one cell that has this cell as its reference cell.
 fn scan_cell(
     scene: &Scene<'_>,
-    g: &Built,
+    g: Codec,
     run: &[u64],
     crowded: usize,
-    scratch: &mut Vec<u32>,
+    scratch: &mut Vec<u64>,
     out: &mut JoinOut,
 ) {
     if run.len() < 2 {
         return;
     }
-    let key = g.key(run[0]);
     if run.len() <= crowded {
         for (x, &e) in run.iter().enumerate() {
             for &f in &run[x + 1..] {
-                pair_in_cell(scene, g, g.obj(e), g.obj(f), key, out);
+                // The reference test needs only the two entries: no box is read for a
+                // pair that belongs to another cell.
+                if is_reference(e, f) {
+                    out.candidate(scene, g.obj(e), g.obj(f));
+                }
             }
         }
         return;
     }
     // Crowded cell: sort along x and sweep, so pairs apart on x are never enumerated.
     scratch.clear();
-    scratch.extend(run.iter().map(|&e| g.obj(e)));
-    let lo_x = |i: u32| scene.boxes[i as usize].lo[0];
+    scratch.extend_from_slice(run);
+    let lo_x = |e: u64| scene.boxes[g.obj(e) as usize].lo[0];
     scratch.sort_unstable_by(|&a, &b| lo_x(a).total_cmp(&lo_x(b)).then(a.cmp(&b)));
-    for (x, &i) in scratch.iter().enumerate() {
-        let hi_x = scene.boxes[i as usize].hi[0];
-        for &j in &scratch[x + 1..] {
-            if lo_x(j) > hi_x {
+    for (x, &e) in scratch.iter().enumerate() {
+        let hi_x = scene.boxes[g.obj(e) as usize].hi[0];
+        for &f in &scratch[x + 1..] {
+            if lo_x(f) > hi_x {
                 break;
             }
-            pair_in_cell(scene, g, i, j, key, out);
+            if is_reference(e, f) {
+                out.candidate(scene, g.obj(e), g.obj(f));
+            }
         }
-    }
-}
-
-#[inline]
-fn pair_in_cell(scene: &Scene<'_>, g: &Built, i: u32, j: u32, key: u64, out: &mut JoinOut) {
-    // Cell ranges are recomputed from the boxes (the same monotone function as when the
-    // grid was drawn) rather than stored: 24 bytes per object less during the query.
-    let r = reference_cell(
-        &g.layout.range(&scene.boxes[i as usize]),
-        &g.layout.range(&scene.boxes[j as usize]),
-    );
-    if g.layout.pack(r) == key {
-        out.candidate(scene, i, j);
     }
 }
 
@@ -553,23 +620,42 @@ mod test {
     }
 
     #[test]
-    fn reference_cell_is_shared_by_both_ranges() {
-        let a = CellRange {
-            lo: [1, 1, 0],
-            hi: [3, 2, 0],
-        };
-        let b = CellRange {
-            lo: [2, 0, 0],
-            hi: [4, 1, 0],
-        };
-        assert_eq!(reference_cell(&a, &b), [2, 1, 0]);
-        let mut shared = 0;
-        a.for_each_cell(|k| {
-            let mut inb = false;
-            b.for_each_cell(|kb| inb |= kb == k);
-            shared += inb as u32;
-        });
-        assert_eq!(shared, 2);
+    fn flags_mark_exactly_one_shared_cell_the_reference_cell() {
+        // Every pair of small ranges on a 5×4×3 lattice: among the cells both cover, the
+        // flag rule accepts exactly the minimum corner of the overlap.
+        let mut ranges = Vec::new();
+        for (lx, hx) in [(0, 0), (0, 2), (1, 3), (2, 4), (3, 3)] {
+            for (ly, hy) in [(0, 1), (1, 1), (1, 3)] {
+                for (lz, hz) in [(0, 0), (0, 2), (1, 2)] {
+                    ranges.push(CellRange {
+                        lo: [lx, ly, lz],
+                        hi: [hx, hy, hz],
+                    });
+                }
+            }
+        }
+        for a in &ranges {
+            for b in &ranges {
+                let mut accepted = Vec::new();
+                let mut shared = 0;
+                a.for_each_cell(|c| {
+                    let mut in_b = false;
+                    b.for_each_cell(|cb| in_b |= cb == c);
+                    if in_b {
+                        shared += 1;
+                        if is_reference(first_flags(a, c), first_flags(b, c)) {
+                            accepted.push(c);
+                        }
+                    }
+                });
+                if shared == 0 {
+                    assert!(accepted.is_empty());
+                } else {
+                    let corner: [u32; 3] = std::array::from_fn(|j| a.lo[j].max(b.lo[j]));
+                    assert_eq!(accepted, vec![corner], "{a:?} {b:?}");
+                }
+            }
+        }
     }
 
     #[test]
@@ -586,15 +672,38 @@ mod test {
                 }
             })
             .collect();
-        let g = Grid(GridParams::default()).build(&boxes);
-        let mut want: Vec<u64> = Vec::new();
-        for (i, b) in boxes.iter().enumerate() {
-            g.layout
-                .range(b)
-                .for_each_cell(|c| want.push(g.layout.pack(c) << g.obj_bits | i as u64));
+        // Fine cells need two sorting passes per bucket, coarse ones one.
+        for (c, passes) in [(1.0, 2), (8.0, 1)] {
+            let g = Grid(GridParams {
+                cell_scale: [c; 3],
+                ..GridParams::default()
+            })
+            .build(&boxes);
+            assert_eq!(g.rest_bits.div_ceil(MAX_DIGIT), passes, "c = {c}");
+            let mut scratch = Scratch::default();
+            let mut got = Vec::new();
+            for b in 0..g.buckets() {
+                got.extend_from_slice(sort_bucket(
+                    g.pieces(b),
+                    &mut scratch,
+                    g.codec.low_bits,
+                    g.rest_bits,
+                ));
+            }
+            let mut want: Vec<u64> = Vec::new();
+            for (i, b) in boxes.iter().enumerate() {
+                let r = g.layout.range(b);
+                r.for_each_cell(|c| {
+                    want.push(
+                        g.layout.pack(c) << g.codec.low_bits
+                            | (i as u64) << FLAG_BITS
+                            | first_flags(&r, c),
+                    )
+                });
+            }
+            want.sort_unstable();
+            assert_eq!(got, want, "c = {c}");
         }
-        want.sort_unstable();
-        assert_eq!(g.entries, want);
     }
 
     #[test]

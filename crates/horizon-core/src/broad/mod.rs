@@ -5,15 +5,19 @@ mod brute;
 mod grid;
 mod rtree;
 
-pub use grid::GridParams;
+pub use grid::{DEFAULT_CELL_SCALE, GridParams};
 
 pub(crate) use brute::Brute;
 pub(crate) use grid::Grid;
 pub(crate) use rtree::RTreeJoin;
 
+use std::borrow::Borrow;
 use std::time::Instant;
 
+use rayon::prelude::*;
+
 use crate::contact::{Contact, PairKin};
+use crate::hugebuf::HugeBuf;
 use crate::motion::{Aabb, Body};
 use crate::state::ObjectState;
 
@@ -25,7 +29,7 @@ use crate::state::ObjectState;
 /// the whole join.
 pub(crate) struct Scene<'a> {
     pub states: Vec<&'a ObjectState>,
-    pub boxes: Vec<Aabb>,
+    pub boxes: HugeBuf<Aabb>,
     pub at: f64,
     pub horizon: f64,
     pub margin: f64,
@@ -80,7 +84,30 @@ impl JoinOut {
     }
 }
 
-impl Scene<'_> {
+impl<'a> Scene<'a> {
+    /// Propagates every state to `at` and computes its swept box over `[at, at + h]`,
+    /// grown by half the margin.
+    pub fn new<S: Borrow<ObjectState> + Sync>(
+        states: &'a [S],
+        at: f64,
+        horizon: f64,
+        margin: f64,
+    ) -> Scene<'a> {
+        let states: Vec<&ObjectState> = states.par_iter().map(|s| s.borrow()).collect();
+        let mut boxes = HugeBuf::zeroed(states.len());
+        boxes
+            .par_iter_mut()
+            .zip(states.par_iter())
+            .for_each(|(b, s)| *b = Body::new(s, at, horizon).swept_box(horizon, 0.5 * margin));
+        Scene {
+            states,
+            boxes,
+            at,
+            horizon,
+            margin,
+        }
+    }
+
     /// The narrow phase for a pair whose swept boxes overlap: the time-interval test, then
     /// the exact solve. The pair is always solved in index order so every broad phase gets
     /// bit-identical numbers for it.
