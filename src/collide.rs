@@ -108,9 +108,11 @@ pub fn run(args: CollideArgs) -> Result<(), String> {
             .and_then(|()| writeln!(out)),
         Format::Table => table::write(&mut out, &params, &answer),
     };
-    written
-        .and_then(|()| out.flush())
-        .map_err(|e| format!("writing the answer: {e}"))
+    match written.and_then(|()| out.flush()) {
+        // The reader stopped early (`| head`): not an error of ours.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r.map_err(|e| format!("writing the answer: {e}")),
+    }
 }
 
 #[cfg(test)]

@@ -76,14 +76,30 @@ struct Layout {
 impl Layout {
     fn new(boxes: &[Aabb], scale: [f64; 3], obj_bits: u32) -> Layout {
         let n = boxes.len().max(1) as f64;
+        // Extent and summed lengths per fixed chunk, combined in chunk order: parallel,
+        // yet the same cell size on every run.
+        let parts: Vec<[[f64; 3]; 3]> = boxes
+            .par_chunks(1 << 16)
+            .map(|bs| {
+                let mut part = [[f64::INFINITY; 3], [f64::NEG_INFINITY; 3], [0.0; 3]];
+                for b in bs {
+                    for j in 0..3 {
+                        part[0][j] = part[0][j].min(b.lo[j]);
+                        part[1][j] = part[1][j].max(b.hi[j]);
+                        part[2][j] += b.hi[j] - b.lo[j];
+                    }
+                }
+                part
+            })
+            .collect();
         let mut origin = [f64::INFINITY; 3];
         let mut top = [f64::NEG_INFINITY; 3];
         let mut sum = [0.0f64; 3];
-        for b in boxes {
+        for [lo, hi, len] in parts {
             for j in 0..3 {
-                origin[j] = origin[j].min(b.lo[j]);
-                top[j] = top[j].max(b.hi[j]);
-                sum[j] += b.hi[j] - b.lo[j];
+                origin[j] = origin[j].min(lo[j]);
+                top[j] = top[j].max(hi[j]);
+                sum[j] += len[j];
             }
         }
         let mut size = [1.0; 3];
