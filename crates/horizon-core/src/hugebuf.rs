@@ -14,8 +14,11 @@ pub(crate) enum HugeBuf<T> {
     Heap(Vec<T>),
 }
 
-/// Below this a buffer is not worth a mapping of its own.
-const MIN_MAPPED_BYTES: usize = 4 << 20;
+/// Below this the allocator's heap is better: a small buffer comes back already faulted
+/// in from the previous query. Measured: 100k swept boxes (4.8 MB) took 3.9 ms mapped
+/// against 2.9 ms from the heap, while 1M objects' entries (27 MB) from the heap made the
+/// whole query ~20% slower than mapped.
+const MIN_MAPPED_BYTES: usize = 8 << 20;
 
 impl<T: Pod> HugeBuf<T> {
     pub fn zeroed(len: usize) -> HugeBuf<T> {
