@@ -81,15 +81,16 @@ impl Layout {
         let parts: Vec<[[f64; 3]; 3]> = boxes
             .par_chunks(1 << 16)
             .map(|bs| {
-                let mut part = [[f64::INFINITY; 3], [f64::NEG_INFINITY; 3], [0.0; 3]];
+                let (mut lo, mut hi, mut len) =
+                    ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3], [0.0; 3]);
                 for b in bs {
                     for j in 0..3 {
-                        part[0][j] = part[0][j].min(b.lo[j]);
-                        part[1][j] = part[1][j].max(b.hi[j]);
-                        part[2][j] += b.hi[j] - b.lo[j];
+                        lo[j] = lo[j].min(b.lo[j]);
+                        hi[j] = hi[j].max(b.hi[j]);
+                        len[j] += b.hi[j] - b.lo[j];
                     }
                 }
-                part
+                [lo, hi, len]
             })
             .collect();
         let mut origin = [f64::INFINITY; 3];
