@@ -308,7 +308,6 @@ impl Grid {
         let top = (usize::BITS - want.leading_zeros())
             .clamp(1, 11)
             .min(key_bits);
-        let shift = low_bits + key_bits - top;
         let bins = 1usize << top;
         let digit = |key: u64| ((key >> (key_bits - top)) as usize) & (bins - 1);
         // Fixed chunks of objects, in order: region t holds chunk t, so objects ascend
@@ -372,7 +371,6 @@ impl Grid {
                     }
                 }
             });
-        debug_assert!(shift + top <= 64);
         let max_bucket = (0..bins)
             .map(|b| starts.iter().map(|s| s[b + 1] - s[b]).sum::<usize>())
             .max()
@@ -619,9 +617,9 @@ mod test {
         assert_eq!(l.cell(2, 0.0), 0);
     }
 
-    #[test]
-    fn huge_extent_caps_cells_per_axis() {
-        let boxes = vec![
+    /// Two tiny boxes 1e9 apart: more cells than any key can hold at the mean box size.
+    fn far_apart_boxes() -> Vec<Aabb> {
+        vec![
             Aabb {
                 lo: [0.0; 3],
                 hi: [1e-6; 3],
@@ -630,7 +628,12 @@ mod test {
                 lo: [1e9; 3],
                 hi: [1e9 + 1e-6; 3],
             },
-        ];
+        ]
+    }
+
+    #[test]
+    fn huge_extent_caps_cells_per_axis() {
+        let boxes = far_apart_boxes();
         let l = Layout::new(&boxes, [1.0; 3], 20);
         assert!(l.cells.iter().all(|&c| c <= MAX_CELLS_PER_AXIS));
         assert_eq!(l.cell(0, 1e9 + 1e-6), l.cells[0] - 1);
@@ -725,16 +728,7 @@ mod test {
 
     #[test]
     fn keys_coarsen_to_leave_room_for_object_indices() {
-        let boxes = vec![
-            Aabb {
-                lo: [0.0; 3],
-                hi: [1e-6; 3],
-            },
-            Aabb {
-                lo: [1e9; 3],
-                hi: [1e9 + 1e-6; 3],
-            },
-        ];
+        let boxes = far_apart_boxes();
         let l = Layout::new(&boxes, [1.0; 3], 30);
         assert!(l.key_bits + 30 <= 64, "{l:?}");
         assert_eq!(l.cell(0, 1e9 + 1e-6), l.cells[0] - 1);
