@@ -4,7 +4,7 @@ use std::io::{BufWriter, Read, Write};
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use horizon_core::{Algorithm, Answer, GridParams, QueryParams, collisions};
+use horizon_core::{Algorithm, Answer, GridParams, PairFilter, QueryParams, query_objects};
 
 use crate::table;
 
@@ -31,6 +31,18 @@ pub struct CollideArgs {
     /// [default: 2, see `horizondb bench --only cell-scale`].
     #[arg(long, value_parser = parse_cell_scale)]
     cell_scale: Option<CellScale>,
+    /// Ignore pairs in which both objects are slower than this (units per second).
+    #[arg(long, default_value_t = 0.0)]
+    min_speed: f64,
+    /// Statuses (comma-separated) that count as slow, e.g. `moored,at_anchor`.
+    #[arg(long, value_delimiter = ',')]
+    exclude_status: Vec<String>,
+    /// Leave out states older than this many seconds at the query time.
+    #[arg(long)]
+    max_age: Option<f64>,
+    /// Report pairs within one group (`--same-group false` to ignore them).
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    same_group: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Json)]
     format: Format,
@@ -99,7 +111,13 @@ pub fn run(args: CollideArgs) -> Result<(), String> {
                 .map_or(GridParams::default().cell_scale, |c| c.0),
             ..GridParams::default()
         });
-    let answer: Answer = collisions(&states, &params).map_err(|e| e.to_string())?;
+    let filter = PairFilter {
+        min_speed: args.min_speed,
+        passive_status: args.exclude_status,
+        same_group: args.same_group,
+        max_age: args.max_age,
+    };
+    let answer: Answer = query_objects(&states, &params, &filter).map_err(|e| e.to_string())?;
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let written = match args.format {

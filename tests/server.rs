@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use horizon_core::{QueryParams, collisions};
+use horizon_core::{QueryParams, query_objects};
 use horizon_datasets::{Distribution, Motion, PaperScene, parse_states, write_ndjson};
 use serde_json::{Value, json};
 
@@ -158,7 +158,7 @@ fn ingest_then_queries_match_the_engine() {
     ] {
         let (s, v) = get(&format!("{}/v1/collisions?{query}", srv.url));
         assert_eq!(s, 200, "{v}");
-        let want = collisions(&states, &params).unwrap();
+        let want = query_objects(&states, &params, &Default::default()).unwrap();
         assert!(!want.pairs.is_empty());
         assert_eq!(
             v["pairs"],

@@ -66,6 +66,29 @@ pub enum StateError {
     /// Both `shape.box` and `shape.radius` were given.
     #[error("field `shape`: give `box` or `radius`, not both")]
     AmbiguousShape,
+    /// A text field is too long.
+    #[error("field `{field}`: {len} bytes long, at most {max} allowed")]
+    TooLong {
+        /// The field.
+        field: &'static str,
+        /// Its length in bytes.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// A number lies outside the range it must be in.
+    #[error("field `{field}`: must be in {range}, got {value}")]
+    OutOfRange {
+        /// The field.
+        field: &'static str,
+        /// The allowed range, as text.
+        range: &'static str,
+        /// The offending value.
+        value: f64,
+    },
+    /// A geographic state gives both an explicit `shape` and AIS `hull` dimensions.
+    #[error("fields `shape` and `hull`: give one or the other, not both")]
+    ShapeAndHull,
 }
 
 /// Why a collision query could not run.
@@ -86,6 +109,9 @@ pub enum QueryError {
     /// Two states share one id; ids must be unique within a query.
     #[error("id `{0}` appears more than once; a query needs one state per id")]
     DuplicateId(String),
+    /// A filter parameter is unusable.
+    #[error("{0}")]
+    BadFilter(String),
     /// More objects than the engine indexes (u32 indices).
     #[error("{0} objects exceed the limit of {max}", max = u32::MAX)]
     TooManyObjects(usize),

@@ -27,8 +27,12 @@
 mod broad;
 mod contact;
 mod error;
+mod filter;
+mod geo;
 mod hugebuf;
+mod meta;
 mod motion;
+mod object;
 mod query;
 mod state;
 mod window;
@@ -36,10 +40,14 @@ mod window;
 pub use broad::{DEFAULT_CELL_SCALE, GridParams, GridReport};
 pub use contact::{ContactOptions, PairContact, gap_at, pair_contact};
 pub use error::{QueryError, StateError};
+pub use filter::PairFilter;
+pub use geo::{GeoState, GeoStateInput, Hull, LatLon, PairGeo, PairPositions, geo_collisions};
+pub use meta::{MAX_META_BYTES, Meta};
 pub use motion::{position_at, velocity_at};
+pub use object::{Object, ObjectInput, collisions_of_object, query_objects};
 pub use query::{
     Algorithm, Answer, CollisionPair, PhaseSeconds, PrunePower, QueryParams, QueryStats,
-    UnknownAlgorithm, collisions, collisions_of,
+    UnknownAlgorithm, collisions, collisions_filtered, collisions_of,
 };
 pub use state::{MAX_ID_BYTES, ObjectState, Shape, ShapeInput, StateInput};
 pub use window::{WindowError, WindowHit, window_query};

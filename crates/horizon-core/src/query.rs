@@ -11,6 +11,8 @@ use crate::broad::{
 };
 use crate::contact::{ContactOptions, PairContact};
 use crate::error::QueryError;
+use crate::filter::PairFilter;
+use crate::geo::PairGeo;
 use crate::state::ObjectState;
 
 /// Which broad phase finds the candidate pairs. All three return identical answers.
@@ -110,6 +112,13 @@ pub struct CollisionPair {
     /// Contact times and closest approach.
     #[cfg_attr(feature = "serde", serde(flatten))]
     pub contact: PairContact,
+    /// Age of `a`'s state at the query time: `T − t` (seconds since its last report).
+    pub age_a: f64,
+    /// Age of `b`'s state at the query time.
+    pub age_b: f64,
+    /// For geographic objects: where each object is at contact and at closest approach.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub geo: Option<PairGeo>,
 }
 
 /// Prune power per stage, in percent (GPCD eq. 5: (before − after) / before × 100).
@@ -146,6 +155,8 @@ pub struct PhaseSeconds {
 pub struct QueryStats {
     /// Objects in the query.
     pub objects: u64,
+    /// Objects left out because their state was older than `max_age`.
+    pub objects_stale: u64,
     /// Grid cell size per axis (grid only).
     pub cell_size: Option<[f64; 3]>,
     /// Cells spanned per axis (grid only).
@@ -169,6 +180,8 @@ pub struct QueryStats {
     pub exact_solves: u64,
     /// Pairs in the answer.
     pub pairs_found: u64,
+    /// Pairs in contact that the filter (`min_speed`, `exclude_status`, `same_group`) dropped.
+    pub pairs_filtered: u64,
     /// GPCD eq. (5) per stage.
     pub prune_power: PrunePower,
     /// Time per phase.
@@ -204,13 +217,48 @@ pub fn collisions<S: Borrow<ObjectState> + Sync>(
     states: &[S],
     params: &QueryParams,
 ) -> Result<Answer, QueryError> {
+    collisions_filtered(states, params, &PairFilter::default())
+}
+
+/// [`collisions`], reporting only the pairs `filter` keeps (and leaving out stale states).
+pub fn collisions_filtered<S: Borrow<ObjectState> + Sync>(
+    states: &[S],
+    params: &QueryParams,
+    filter: &PairFilter,
+) -> Result<Answer, QueryError> {
+    filter.validate()?;
+    let at = params.contact.at;
+    if filter.max_age.is_some() {
+        let fresh: Vec<&ObjectState> = states
+            .iter()
+            .map(Borrow::borrow)
+            .filter(|s| filter.is_fresh(s, at))
+            .collect();
+        if fresh.len() < states.len() {
+            let mut answer = all_pairs_owned(&fresh, params, filter, None)?;
+            answer.stats.objects = states.len() as u64;
+            answer.stats.objects_stale = (states.len() - fresh.len()) as u64;
+            return Ok(answer);
+        }
+    }
+    all_pairs_owned(states, params, filter, None)
+}
+
+/// All pairs; with `home`, only the pairs whose first object (`a`, the smaller id) is home
+/// (geographic frames, where the other objects are guests from neighbouring tiles).
+pub(crate) fn all_pairs_owned<S: Borrow<ObjectState> + Sync>(
+    states: &[S],
+    params: &QueryParams,
+    filter: &PairFilter,
+    home: Option<&[bool]>,
+) -> Result<Answer, QueryError> {
     let (scene, prepare) = prepare(states, params)?;
     let (out, report) = match params.algorithm {
         Algorithm::Grid => Grid(params.grid).join(&scene),
         Algorithm::Rtree => RTreeJoin.join(&scene),
         Algorithm::Brute => Brute.join(&scene),
     };
-    answer(states, out, report, prepare, params)
+    answer(states, out, report, prepare, params, filter, home)
 }
 
 /// Every contact of the object at `target` with any other object within `[T, T + h]`:
@@ -219,13 +267,17 @@ pub fn collisions_of<S: Borrow<ObjectState> + Sync>(
     states: &[S],
     target: usize,
     params: &QueryParams,
+    filter: &PairFilter,
 ) -> Result<Answer, QueryError> {
+    filter.validate()?;
     let (scene, prepare) = prepare(states, params)?;
     let t = target as u32;
+    let at = params.contact.at;
+    let fresh = |i: u32| filter.is_fresh(states[i as usize].borrow(), at);
     let (out, join_seconds) = timed(|| {
         (0..states.len() as u32)
             .into_par_iter()
-            .filter(|&i| i != t)
+            .filter(|&i| i != t && fresh(i) && fresh(t))
             .fold(JoinOut::default, |mut out, i| {
                 out.candidate(&scene, t, i);
                 out
@@ -236,7 +288,7 @@ pub fn collisions_of<S: Borrow<ObjectState> + Sync>(
         join_seconds,
         ..Default::default()
     };
-    answer(states, out, report, prepare, params)
+    answer(states, out, report, prepare, params, filter, None)
 }
 
 /// Validates the parameters, propagates every state to `T` and computes swept boxes.
@@ -264,11 +316,13 @@ fn answer<S: Borrow<ObjectState> + Sync>(
     report: BroadReport,
     prepare: f64,
     params: &QueryParams,
+    filter: &PairFilter,
+    home: Option<&[bool]>,
 ) -> Result<Answer, QueryError> {
     let at = params.contact.at;
     let counters = out.counters;
-    let (pairs, finish) = timed(|| name_and_order(states, out, at));
-    let pairs = pairs?;
+    let (named, finish) = timed(|| name_and_order(states, out, at, filter, home));
+    let (pairs, filtered) = named?;
     let phase_seconds = PhaseSeconds {
         prepare,
         index: report.index_seconds,
@@ -276,18 +330,11 @@ fn answer<S: Borrow<ObjectState> + Sync>(
         finish,
     };
     let c = counters;
-    let pct = |removed: u64, before: u64| {
-        if before == 0 {
-            0.0
-        } else {
-            100.0 * removed as f64 / before as f64
-        }
-    };
-    let after_projection = c.candidates - c.pruned_projection;
     let grid = report.grid.unwrap_or_default();
     let is_grid = report.grid.is_some();
-    let stats = QueryStats {
+    let mut stats = QueryStats {
         objects: states.len() as u64,
+        objects_stale: 0,
         cell_size: is_grid.then_some(grid.cell_size),
         cells_per_axis: is_grid.then_some(grid.cells_per_axis),
         cells_used: is_grid.then_some(grid.cells_used),
@@ -302,16 +349,13 @@ fn answer<S: Borrow<ObjectState> + Sync>(
         pruned_projection: c.pruned_projection,
         pruned_time_interval: c.pruned_time,
         exact_solves: c.exact_solves,
-        pairs_found: c.found,
-        prune_power: PrunePower {
-            projection: pct(c.pruned_projection, c.candidates),
-            time_interval: pct(c.pruned_time, after_projection),
-            exact: pct(c.exact_solves - c.found, c.exact_solves),
-            total: pct(c.candidates - c.found, c.candidates),
-        },
+        pairs_found: pairs.len() as u64,
+        pairs_filtered: filtered,
+        prune_power: PrunePower::default(),
         query_seconds: prepare + report.index_seconds + report.join_seconds + finish,
         phase_seconds,
     };
+    stats.prune_power = prune_power(&stats);
     Ok(Answer {
         at,
         horizon: params.contact.horizon,
@@ -327,27 +371,49 @@ fn name_and_order<S: Borrow<ObjectState> + Sync>(
     states: &[S],
     out: JoinOut,
     at: f64,
-) -> Result<Vec<CollisionPair>, QueryError> {
+    filter: &PairFilter,
+    home: Option<&[bool]>,
+) -> Result<(Vec<CollisionPair>, u64), QueryError> {
+    let check = filter.drops_pairs();
+    let filtered = std::sync::atomic::AtomicU64::new(0);
     let mut pairs = out
         .hits
         .into_par_iter()
-        .map(|hit| {
+        .filter_map(|hit| {
             let (x, y) = (
-                states[hit.a as usize].borrow().id(),
-                states[hit.b as usize].borrow().id(),
+                states[hit.a as usize].borrow(),
+                states[hit.b as usize].borrow(),
             );
-            let (a, b) = match x.cmp(y) {
-                std::cmp::Ordering::Less => (x, y),
-                std::cmp::Ordering::Greater => (y, x),
-                std::cmp::Ordering::Equal => return Err(QueryError::DuplicateId(x.to_string())),
+            let ((a, ia), (b, _)) = match x.id().cmp(y.id()) {
+                std::cmp::Ordering::Less => ((x, hit.a), (y, hit.b)),
+                std::cmp::Ordering::Greater => ((y, hit.b), (x, hit.a)),
+                std::cmp::Ordering::Equal => {
+                    return Some(Err(QueryError::DuplicateId(x.id().to_string())));
+                }
             };
-            Ok(CollisionPair {
-                a: a.to_string(),
-                b: b.to_string(),
+            if home.is_some_and(|h| !h[ia as usize]) {
+                return None; // answered in `a`'s own frame
+            }
+            if check && !filter.keeps(a, b, at) {
+                filtered.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                return None;
+            }
+            Some(Ok(CollisionPair {
+                a: a.id().to_string(),
+                b: b.id().to_string(),
                 contact: PairContact::from_relative(hit.contact, at),
-            })
+                age_a: at - a.t(),
+                age_b: at - b.t(),
+                geo: None,
+            }))
         })
         .collect::<Result<Vec<_>, _>>()?;
+    sort_pairs(&mut pairs);
+    Ok((pairs, filtered.into_inner()))
+}
+
+/// Answer order: `t_contact`, then `a`, then `b`.
+pub(crate) fn sort_pairs(pairs: &mut [CollisionPair]) {
     pairs.par_sort_unstable_by(|p, q| {
         p.contact
             .t_contact
@@ -355,5 +421,59 @@ fn name_and_order<S: Borrow<ObjectState> + Sync>(
             .then_with(|| p.a.cmp(&q.a))
             .then_with(|| p.b.cmp(&q.b))
     });
-    Ok(pairs)
+}
+
+impl QueryStats {
+    /// Adds another query's counts and times to these (for answers computed in parts).
+    pub(crate) fn absorb(&mut self, o: &QueryStats) {
+        self.objects += o.objects;
+        self.objects_stale += o.objects_stale;
+        self.cells_used = add_opt(self.cells_used, o.cells_used);
+        self.grid_entries = add_opt(self.grid_entries, o.grid_entries);
+        self.large_objects = add_opt(self.large_objects, o.large_objects);
+        self.working_bytes = add_opt(self.working_bytes, o.working_bytes);
+        self.cell_size = self.cell_size.or(o.cell_size);
+        self.cells_per_axis = self.cells_per_axis.or(o.cells_per_axis);
+        self.candidate_pairs += o.candidate_pairs;
+        self.pruned_projection += o.pruned_projection;
+        self.pruned_time_interval += o.pruned_time_interval;
+        self.exact_solves += o.exact_solves;
+        self.pairs_found += o.pairs_found;
+        self.pairs_filtered += o.pairs_filtered;
+        let (p, q) = (&mut self.phase_seconds, &o.phase_seconds);
+        p.prepare += q.prepare;
+        p.index += q.index;
+        p.join += q.join;
+        p.finish += q.finish;
+        self.query_seconds += o.query_seconds;
+        self.prune_power = prune_power(self);
+    }
+}
+
+fn add_opt(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (None, None) => None,
+        _ => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+    }
+}
+
+/// GPCD eq. (5) per stage, from a query's counts.
+fn prune_power(s: &QueryStats) -> PrunePower {
+    let pct = |removed: u64, before: u64| {
+        if before == 0 {
+            0.0
+        } else {
+            100.0 * removed as f64 / before as f64
+        }
+    };
+    let found = s.pairs_found + s.pairs_filtered;
+    PrunePower {
+        projection: pct(s.pruned_projection, s.candidate_pairs),
+        time_interval: pct(
+            s.pruned_time_interval,
+            s.candidate_pairs - s.pruned_projection,
+        ),
+        exact: pct(s.exact_solves - found, s.exact_solves),
+        total: pct(s.candidate_pairs - found, s.candidate_pairs),
+    }
 }

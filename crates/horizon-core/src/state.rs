@@ -3,7 +3,10 @@
 //! Validation happens once, at construction: an [`ObjectState`] always has finite numbers,
 //! consistent lengths and a non-negative shape, so the engine never re-checks.
 
+use std::sync::Arc;
+
 use crate::error::StateError;
+use crate::meta::Meta;
 
 /// Longest accepted id, in bytes of UTF-8.
 pub const MAX_ID_BYTES: usize = 128;
@@ -99,6 +102,30 @@ pub struct StateInput {
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub shape: Option<ShapeInput>,
+    /// Display name.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub name: Option<String>,
+    /// What the object is.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub kind: Option<String>,
+    /// Fleet or group (see the `same_group` filter).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub group: Option<String>,
+    /// Status, e.g. an AIS navigation status (see the `exclude_status` filter).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub status: Option<String>,
 }
 
 impl StateInput {
@@ -235,6 +262,7 @@ impl StateInput {
             motion,
             a,
             shape,
+            meta: Meta::of(&self.name, &self.kind, &self.group, &self.status).validated()?,
         })
     }
 }
@@ -270,6 +298,7 @@ pub struct ObjectState {
     motion: Accel,
     a: [f64; 3],
     shape: Shape,
+    meta: Option<Arc<Meta>>,
 }
 
 impl ObjectState {
@@ -301,6 +330,46 @@ impl ObjectState {
     pub fn shape(&self) -> Shape {
         self.shape
     }
+    /// Name, kind, group and status (all empty when none were given).
+    pub fn meta(&self) -> &Meta {
+        self.meta.as_deref().unwrap_or(&Meta::EMPTY)
+    }
+    /// Speed at time `s`: `|v + a·(s − t)|`.
+    pub fn speed_at(&self, s: f64) -> f64 {
+        let dt = s - self.t;
+        (0..3)
+            .map(|j| (self.v[j] + self.a[j] * dt).powi(2))
+            .sum::<f64>()
+            .sqrt()
+    }
+
+    /// A metric state built by the engine (geographic projection), already valid.
+    pub(crate) fn from_parts(
+        id: String,
+        t: f64,
+        p: [f64; 3],
+        v: [f64; 3],
+        a: [f64; 3],
+        shape: Shape,
+        meta: Option<Arc<Meta>>,
+    ) -> Self {
+        let motion = if a == [0.0; 3] {
+            Accel::None
+        } else {
+            Accel::Given(a)
+        };
+        ObjectState {
+            id,
+            t,
+            dims: 3,
+            p,
+            v,
+            motion,
+            a,
+            shape,
+            meta,
+        }
+    }
 
     /// The input form this state was built from (same numbers, same accel/force choice).
     pub fn to_input(&self) -> StateInput {
@@ -331,6 +400,10 @@ impl ObjectState {
             force,
             mass,
             shape,
+            name: self.meta().name.clone(),
+            kind: self.meta().kind.clone(),
+            group: self.meta().group.clone(),
+            status: self.meta().status.clone(),
         }
     }
 }

@@ -176,7 +176,7 @@ proptest! {
         let target = states.len() / 2;
         let id = states[target].id();
         let mine: Vec<_> = oracle.pairs.iter().filter(|p| p.a == id || p.b == id).cloned().collect();
-        prop_assert_eq!(collisions_of(&states, target, &base).unwrap().pairs, mine);
+        prop_assert_eq!(collisions_of(&states, target, &base, &Default::default()).unwrap().pairs, mine);
         // Answer order: t_contact, then a, then b; and a < b.
         for w in oracle.pairs.windows(2) {
             let key = |p: &horizon_core::CollisionPair| (p.contact.t_contact, p.a.clone(), p.b.clone());

@@ -6,8 +6,9 @@
 use std::collections::HashSet;
 use std::io::Write;
 
-use horizon_core::{ObjectState, StateInput};
+use horizon_core::{GeoStateInput, Object, ObjectInput, StateInput};
 use rayon::prelude::*;
+use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use thiserror::Error;
 
@@ -41,7 +42,7 @@ pub struct LoadError {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Loaded {
     /// One state per id: where an id repeats, the later state replaced the earlier.
-    pub states: Vec<ObjectState>,
+    pub states: Vec<Object>,
     /// How many states were replaced by a later one with the same id.
     pub replaced: usize,
 }
@@ -78,7 +79,7 @@ pub fn parse_array(text: &str) -> Result<Loaded, LoadError> {
             }
         })?;
     let starts = line_starts(text);
-    let parsed: Vec<Result<ObjectState, LoadError>> = elems
+    let parsed: Vec<Result<Object, LoadError>> = elems
         .par_iter()
         .enumerate()
         .map(|(k, raw)| {
@@ -103,7 +104,7 @@ pub fn parse_ndjson(text: &str) -> Result<Loaded, LoadError> {
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .collect();
-    let parsed: Vec<Result<ObjectState, LoadError>> = lines
+    let parsed: Vec<Result<Object, LoadError>> = lines
         .par_iter()
         .enumerate()
         .map(|(index, &(k, l))| {
@@ -119,27 +120,44 @@ pub fn parse_ndjson(text: &str) -> Result<Loaded, LoadError> {
     finish(parsed)
 }
 
-fn finish(parsed: Vec<Result<ObjectState, LoadError>>) -> Result<Loaded, LoadError> {
+fn finish(parsed: Vec<Result<Object, LoadError>>) -> Result<Loaded, LoadError> {
     // Report the first bad state in input order.
     let states = parsed.into_iter().collect::<Result<Vec<_>, _>>()?;
     Ok(keep_latest(states))
 }
 
-/// Parses and validates one state; the error says whether the JSON was malformed or the
-/// state invalid, and names the field.
-pub fn parse_one(json: &str) -> Result<ObjectState, (LoadErrorKind, String)> {
+/// Parses and validates one state, metric (`p`, `v`) or geographic (`lat`, `lon`); the
+/// error says whether the JSON was malformed or the state invalid, and names the field.
+pub fn parse_one(json: &str) -> Result<Object, (LoadErrorKind, String)> {
+    // Fast paths: plain serde. Only a failure pays for tracking the field path.
+    let input = if let Ok(s) = serde_json::from_str::<StateInput>(json) {
+        ObjectInput::Metric(s)
+    } else if let Ok(g) = serde_json::from_str::<GeoStateInput>(json) {
+        ObjectInput::Geo(g)
+    } else if is_geographic(json) {
+        ObjectInput::Geo(with_path(json)?)
+    } else {
+        ObjectInput::Metric(with_path(json)?)
+    };
+    input
+        .validate()
+        .map_err(|e| (LoadErrorKind::Invalid, e.to_string()))
+}
+
+/// A state that names `lat` or `lon` is meant to be geographic, whatever else is wrong.
+fn is_geographic(json: &str) -> bool {
+    serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(json)
+        .is_ok_and(|m| m.contains_key("lat") || m.contains_key("lon"))
+}
+
+/// Deserializes with the failing field's path in the message.
+fn with_path<T: DeserializeOwned>(json: &str) -> Result<T, (LoadErrorKind, String)> {
     let kind_of = |e: &serde_json::Error| match e.classify() {
         serde_json::error::Category::Data => LoadErrorKind::Invalid,
         _ => LoadErrorKind::Syntax,
     };
-    // Fast path: plain serde. Only a failure pays for tracking the field path.
-    if let Ok(input) = serde_json::from_str::<StateInput>(json) {
-        return input
-            .validate()
-            .map_err(|e| (LoadErrorKind::Invalid, e.to_string()));
-    }
     let mut de = serde_json::Deserializer::from_str(json);
-    let input: StateInput = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+    let input: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
         let msg = strip_position(e.inner());
         let msg = if matches!(path.as_str(), "" | "." | "?") || msg.starts_with("unknown field") {
@@ -151,9 +169,7 @@ pub fn parse_one(json: &str) -> Result<ObjectState, (LoadErrorKind, String)> {
     })?;
     de.end()
         .map_err(|e| (LoadErrorKind::Syntax, strip_position(&e)))?;
-    input
-        .validate()
-        .map_err(|e| (LoadErrorKind::Invalid, e.to_string()))
+    Ok(input)
 }
 
 /// Collects an array's elements as raw JSON, counting them so an error can say where.
@@ -177,7 +193,7 @@ impl<'de> serde::de::Visitor<'de> for Elements<'_> {
 }
 
 /// Later states replace earlier ones with the same id (DESIGN.md "Objects").
-fn keep_latest(states: Vec<ObjectState>) -> Loaded {
+fn keep_latest(states: Vec<Object>) -> Loaded {
     let n = states.len();
     let mut seen = HashSet::with_capacity(n);
     let mut keep = vec![false; n];
@@ -185,7 +201,7 @@ fn keep_latest(states: Vec<ObjectState>) -> Loaded {
         keep[i] = seen.insert(s.id());
     }
     drop(seen);
-    let states: Vec<ObjectState> = states
+    let states: Vec<Object> = states
         .into_iter()
         .zip(keep)
         .filter_map(|(s, k)| k.then_some(s))
@@ -298,8 +314,26 @@ mod test {
         let mut buf = Vec::new();
         write_ndjson(&mut buf, &s).unwrap();
         let back = parse_states(std::str::from_utf8(&buf).unwrap()).unwrap();
-        let want: Vec<ObjectState> = s.iter().map(|x| x.validate().unwrap()).collect();
+        let want: Vec<Object> = s.iter().map(|x| x.validate().unwrap().into()).collect();
         assert_eq!(back.states, want);
+    }
+
+    #[test]
+    fn geographic_states_parse_with_field_errors() {
+        let l = parse_states(
+            r#"{"id":"367","t":1,"lat":40.6,"lon":-74.0,"speed":5,"course":90,"name":"TUG","hull":{"to_bow":10,"to_stern":20,"to_port":3,"to_starboard":3}}"#,
+        )
+        .unwrap();
+        assert!(matches!(&l.states[0], Object::Geo(g) if g.meta().name.as_deref() == Some("TUG")));
+        let e = parse_states(r#"{"id":"a","t":1,"lat":"north","lon":0}"#).unwrap_err();
+        assert!(e.message.contains("field `lat`"), "{e}");
+        let e = parse_states(r#"{"id":"a","t":1,"lat":95,"lon":0}"#).unwrap_err();
+        assert!(
+            e.message.contains("`lat`") && e.kind == LoadErrorKind::Invalid,
+            "{e}"
+        );
+        let e = parse_states(r#"{"id":"a","t":1,"p":[0,0],"colour":1}"#).unwrap_err();
+        assert!(e.message.contains("unknown field `colour`"), "{e}");
     }
 
     #[test]

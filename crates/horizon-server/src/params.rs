@@ -69,6 +69,31 @@ impl Params {
             .transpose()
     }
 
+    pub fn bool(&self, name: &str) -> Result<Option<bool>, ApiError> {
+        self.0
+            .get(name)
+            .map(|v| match v.as_str() {
+                "true" | "1" => Ok(true),
+                "false" | "0" => Ok(false),
+                _ => Err(ApiError::bad_request(
+                    "bad_parameter",
+                    format!("`{name}` must be true or false, got `{v}`"),
+                )),
+            })
+            .transpose()
+    }
+
+    /// A comma-separated list; empty items are dropped.
+    pub fn list(&self, name: &str) -> Vec<String> {
+        self.0.get(name).map_or_else(Vec::new, |v| {
+            v.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(String::from)
+                .collect()
+        })
+    }
+
     pub fn str(&self, name: &str) -> Option<&str> {
         self.0.get(name).map(String::as_str)
     }

@@ -29,7 +29,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use horizon_core::ObjectState;
+use horizon_core::Object;
 use thiserror::Error;
 
 use codec::{Op, encode_op};
@@ -127,7 +127,7 @@ impl StoreError {
 #[derive(Debug, Clone)]
 pub struct Stored {
     /// Its latest state.
-    pub state: Arc<ObjectState>,
+    pub state: Arc<Object>,
     /// Wall-clock unix seconds when that state was written (for the TTL).
     pub received_at: f64,
 }
@@ -140,7 +140,7 @@ struct Table {
 
 impl Table {
     /// Stores `s` as written at `received_at`, unless it has already expired.
-    fn put(&mut self, s: ObjectState, received_at: f64, ttl: Option<f64>, now: f64) {
+    fn put(&mut self, s: Object, received_at: f64, ttl: Option<f64>, now: f64) {
         if ttl.is_some_and(|ttl| now - received_at > ttl) {
             self.objects.remove(s.id());
             return;
@@ -173,7 +173,7 @@ impl Table {
 #[derive(Debug, Clone)]
 pub struct Snapshot {
     /// The states.
-    pub states: Vec<Arc<ObjectState>>,
+    pub states: Vec<Arc<Object>>,
     /// The database clock: the latest `t` ever ingested.
     pub clock: Option<f64>,
 }
@@ -214,7 +214,7 @@ pub struct StoreStats {
 /// Every live object at the end of log segment `seq`, with the clock: a snapshot to write.
 struct Capture {
     seq: u64,
-    items: Vec<(f64, Arc<ObjectState>)>,
+    items: Vec<(f64, Arc<Object>)>,
     clock: Option<f64>,
 }
 
@@ -231,7 +231,7 @@ impl Files {
     fn finish_checkpoint(
         &self,
         seq: u64,
-        items: &[(f64, Arc<ObjectState>)],
+        items: &[(f64, Arc<Object>)],
         clock: Option<f64>,
     ) -> Result<(), StoreError> {
         snapshot::write(&self.dir, seq, clock, items)?;
@@ -397,7 +397,7 @@ impl Store {
     }
 
     /// Inserts or replaces a batch, all or nothing; returns once durable (per fsync mode).
-    pub fn upsert(&self, states: Vec<ObjectState>) -> Result<WriteAck, StoreError> {
+    pub fn upsert(&self, states: Vec<Object>) -> Result<WriteAck, StoreError> {
         let accepted = states.len();
         if accepted > 0 {
             self.log(Op::Upsert {
@@ -428,7 +428,7 @@ impl Store {
     }
 
     /// The object's latest state, if it exists and has not expired.
-    pub fn get(&self, id: &str) -> Option<Arc<ObjectState>> {
+    pub fn get(&self, id: &str) -> Option<Arc<Object>> {
         let now = now();
         let t = self.read();
         t.objects
@@ -438,7 +438,7 @@ impl Store {
     }
 
     /// Up to `limit` objects with ids after `after`, in id order.
-    pub fn list(&self, after: Option<&str>, limit: usize) -> Vec<Arc<ObjectState>> {
+    pub fn list(&self, after: Option<&str>, limit: usize) -> Vec<Arc<Object>> {
         use std::ops::Bound;
         let now = now();
         let t = self.read();

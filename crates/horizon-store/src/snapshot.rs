@@ -2,8 +2,9 @@
 //! instead of the whole history, and old segments can be deleted.
 //!
 //! ```text
-//! "HZSNAP01" seq:u64 clock:f64 (NaN: none) count:u64 (received_at:f64 state)×count crc32:u32
+//! "HZSNAP02" seq:u64 clock:f64 (NaN: none) count:u64 (received_at:f64 object)×count crc32:u32
 //! ```
+//! (`HZSNAP01`, from before metadata, holds metric states and is still read.)
 //! Written to a temporary name, fsynced, then renamed: a snapshot is whole or absent.
 
 use std::fs::{self, File};
@@ -11,13 +12,14 @@ use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use horizon_core::ObjectState;
+use horizon_core::Object;
 
 use crate::StoreError;
-use crate::codec::{Reader, put_f64, put_state};
+use crate::codec::{Reader, put_f64, put_object};
 use crate::wal::sync_dir;
 
-const MAGIC: &[u8; 8] = b"HZSNAP01";
+const MAGIC: &[u8; 8] = b"HZSNAP02";
+const MAGIC_V1: &[u8; 8] = b"HZSNAP01";
 
 pub(crate) fn snapshot_path(dir: &Path, seq: u64) -> PathBuf {
     dir.join(format!("snap-{seq:020}.bin"))
@@ -28,7 +30,7 @@ pub(crate) fn write(
     dir: &Path,
     seq: u64,
     clock: Option<f64>,
-    items: &[(f64, Arc<ObjectState>)],
+    items: &[(f64, Arc<Object>)],
 ) -> Result<(), StoreError> {
     let path = snapshot_path(dir, seq);
     let tmp = path.with_extension("tmp");
@@ -42,7 +44,7 @@ pub(crate) fn write(
     buf.extend_from_slice(&(items.len() as u64).to_le_bytes());
     for (received_at, s) in items {
         put_f64(&mut buf, *received_at);
-        put_state(&mut buf, s);
+        put_object(&mut buf, s);
         if buf.len() > 1 << 15 {
             hasher.update(&buf);
             out.write_all(&buf).map_err(io)?;
@@ -63,7 +65,7 @@ pub(crate) fn write(
 /// What a snapshot holds.
 pub(crate) struct Loaded {
     pub clock: Option<f64>,
-    pub items: Vec<(f64, ObjectState)>,
+    pub items: Vec<(f64, Object)>,
 }
 
 pub(crate) fn read(path: &Path) -> Result<Loaded, StoreError> {
@@ -76,7 +78,8 @@ pub(crate) fn read(path: &Path) -> Result<Loaded, StoreError> {
         offset: 0,
         reason,
     };
-    if bytes.len() < MAGIC.len() + 28 || &bytes[..8] != MAGIC {
+    let v1 = bytes.get(..8) == Some(MAGIC_V1);
+    if bytes.len() < MAGIC.len() + 28 || !(v1 || &bytes[..8] == MAGIC) {
         return Err(corrupt("not a HorizonDB snapshot (bad header)".into()));
     }
     let (body, crc) = bytes.split_at(bytes.len() - 4);
@@ -90,7 +93,9 @@ pub(crate) fn read(path: &Path) -> Result<Loaded, StoreError> {
         let n = r.u64()? as usize;
         let mut items = Vec::with_capacity(n.min(1 << 24));
         for _ in 0..n {
-            items.push((r.f64()?, r.state()?));
+            let received_at = r.f64()?;
+            let object = if v1 { r.state()?.into() } else { r.object()? };
+            items.push((received_at, object));
         }
         if !r.is_empty() {
             return Err("trailing bytes".into());

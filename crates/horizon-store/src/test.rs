@@ -1,21 +1,29 @@
 use std::io::Write;
 
-use horizon_core::StateInput;
+use horizon_core::{GeoStateInput, Hull, StateInput};
 
 use super::*;
 
-fn st(id: &str, t: f64, x: f64) -> ObjectState {
+fn st(id: &str, t: f64, x: f64) -> Object {
     StateInput::new(id, t, &[x, 0.0, 1.0], &[1.0, 2.0, 0.5])
         .with_box(&[0.5, 0.5, 1.0])
         .validate()
         .unwrap()
+        .into()
+}
+
+fn x_of(o: &Object) -> f64 {
+    match o {
+        Object::Metric(s) => s.position()[0],
+        Object::Geo(g) => g.lat_lon().1,
+    }
 }
 
 fn open(dir: &Path) -> Store {
     Store::open(dir, StoreConfig::default()).unwrap().0
 }
 
-fn all(store: &Store) -> Vec<ObjectState> {
+fn all(store: &Store) -> Vec<Object> {
     store
         .snapshot()
         .states
@@ -40,7 +48,7 @@ fn writes_reads_and_clock() {
         }
     );
     s.upsert(vec![st("a", 4.0, 9.0)]).unwrap();
-    assert_eq!(s.get("a").unwrap().position()[0], 9.0);
+    assert_eq!(x_of(&s.get("a").unwrap()), 9.0);
     assert_eq!(s.clock(), Some(5.0), "the clock never goes back");
     let ids: Vec<_> = s
         .list(None, 10)
@@ -256,4 +264,41 @@ fn every_fsync_mode_round_trips() {
             .unwrap_err()
             .contains("always, batch or never")
     );
+}
+
+#[test]
+fn geographic_objects_and_metadata_survive_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut g = GeoStateInput::new("367000001", 1.6e9, 40.6, -74.05, 5.5, 271.5);
+    g.hull = Some(Hull {
+        to_bow: 100.0,
+        to_stern: 20.0,
+        to_port: 10.0,
+        to_starboard: 12.0,
+    });
+    g.heading = Some(270.0);
+    g.alt = Some(-0.0);
+    g.name = Some("EVER GIVEN".into());
+    g.status = Some("under_way_using_engine".into());
+    let mut m = StateInput::new("m", 1.0, &[1.0, 2.0], &[0.0, 1.0]);
+    m.group = Some("fleet".into());
+    let objects: Vec<Object> = vec![
+        g.validate().unwrap().into(),
+        m.validate().unwrap().into(),
+        GeoStateInput::new("plain", 3.0, -89.0, 179.0, 0.0, 0.0)
+            .validate()
+            .unwrap()
+            .into(),
+    ];
+    {
+        let s = open(dir.path());
+        s.upsert(objects.clone()).unwrap();
+    }
+    let mut want = objects.clone();
+    want.sort_by(|a, b| a.id().cmp(b.id()));
+    let s = open(dir.path());
+    assert_eq!(all(&s), want, "replayed from the log");
+    s.checkpoint().unwrap();
+    drop(s);
+    assert_eq!(all(&open(dir.path())), want, "loaded from a snapshot");
 }

@@ -1,5 +1,6 @@
 //! One file per endpoint group.
 
+pub mod geojson;
 pub mod meta;
 pub mod objects;
 pub mod queries;
@@ -15,7 +16,8 @@ pub fn query_error(e: QueryError) -> ApiError {
         QueryError::BadHorizon(_)
         | QueryError::BadMargin(_)
         | QueryError::BadAt(_)
-        | QueryError::BadCellScale(_) => ApiError::bad_request("bad_parameter", e.to_string()),
+        | QueryError::BadCellScale(_)
+        | QueryError::BadFilter(_) => ApiError::bad_request("bad_parameter", e.to_string()),
         QueryError::DuplicateId(_) | QueryError::TooManyObjects(_) => {
             ApiError::internal("the store handed the engine an impossible object set", e)
         }

@@ -9,7 +9,7 @@ use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
-use horizon_core::{ObjectState, position_at, velocity_at};
+use horizon_core::{Object, position_at, velocity_at};
 use horizon_datasets::{LoadError, LoadErrorKind, Loaded, parse_array, parse_ndjson, parse_one};
 use serde_json::{Value, json};
 
@@ -73,22 +73,30 @@ fn load_error(e: LoadError) -> ApiError {
 }
 
 /// The JSON form of a state, with its prediction at `at` if asked.
-pub fn state_json(s: &ObjectState, at: Option<f64>) -> Value {
-    let mut v = json!({ "state": input_json(s) });
+pub fn state_json(o: &Object, at: Option<f64>) -> Value {
+    let mut v = json!({ "state": input_json(o) });
     if let Some(at) = at {
-        let d = s.dims();
-        v["predicted"] = json!({
-            "at": at,
-            "position": &position_at(s, at)[..d],
-            "velocity": &velocity_at(s, at)[..d],
-        });
+        v["predicted"] = match o {
+            Object::Metric(s) => {
+                let d = s.dims();
+                json!({
+                    "at": at,
+                    "position": &position_at(s, at)[..d],
+                    "velocity": &velocity_at(s, at)[..d],
+                })
+            }
+            Object::Geo(g) => {
+                let p = g.position_at(at);
+                json!({"at": at, "lat": p.lat, "lon": p.lon, "alt": g.alt_at(at)})
+            }
+        };
     }
     v
 }
 
 /// A state in the form clients write it.
-fn input_json(s: &ObjectState) -> Value {
-    serde_json::to_value(s.to_input()).unwrap_or(Value::Null)
+fn input_json(o: &Object) -> Value {
+    serde_json::to_value(o.to_input()).unwrap_or(Value::Null)
 }
 
 /// `POST /v1/objects`: all or nothing, acknowledged once durable.

@@ -8,14 +8,16 @@ use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
+use axum::response::{IntoResponse, Response};
 use horizon_core::{
-    ContactOptions, QueryParams, WindowError, collisions as all_pairs, collisions_of, window_query,
+    ContactOptions, Object, ObjectState, PairFilter, QueryParams, WindowError,
+    collisions_of_object, query_objects, window_query,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::objects::body_error;
-use super::{blocking, query_error};
+use super::{blocking, geojson, query_error};
 use crate::AppState;
 use crate::error::ApiError;
 use crate::params::Params;
@@ -35,30 +37,81 @@ fn contact_params(p: &Params, clock: Option<f64>) -> Result<QueryParams, ApiErro
     Ok(params)
 }
 
+/// The alarm rules: `min_speed`, `exclude_status`, `max_age`, `same_group`.
+fn filter_params(p: &Params) -> Result<PairFilter, ApiError> {
+    let filter = PairFilter {
+        min_speed: p.f64("min_speed")?.unwrap_or(0.0),
+        passive_status: p.list("exclude_status"),
+        same_group: p.bool("same_group")?.unwrap_or(true),
+        max_age: p.f64("max_age")?,
+    };
+    filter.validate().map_err(query_error)?;
+    Ok(filter)
+}
+
+/// Parameters every collision query accepts.
+const COMMON: [&str; 8] = [
+    "horizon",
+    "at",
+    "margin",
+    "min_speed",
+    "exclude_status",
+    "max_age",
+    "same_group",
+    "format",
+];
+
+/// `format=json` (the default) or `format=geojson`.
+fn wants_geojson(p: &Params) -> Result<bool, ApiError> {
+    match p.str("format") {
+        None | Some("json") => Ok(false),
+        Some("geojson") => Ok(true),
+        Some(other) => Err(ApiError::bad_request(
+            "bad_parameter",
+            format!("`format` must be json or geojson, got `{other}`"),
+        )),
+    }
+}
+
+fn allowed(extra: &[&'static str]) -> Vec<&'static str> {
+    COMMON.iter().chain(extra).copied().collect()
+}
+
 /// `GET /v1/collisions`: every pair, over one consistent snapshot.
 pub async fn collisions(
     State(app): State<AppState>,
     q: Result<Query<HashMap<String, String>>, QueryRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     let t0 = Instant::now();
-    let p = Params::new(q, &["horizon", "at", "margin", "algorithm", "limit"])?;
+    let p = Params::new(q, &allowed(&["algorithm", "limit"]))?;
     let snap = app.store.snapshot();
     let params = contact_params(&p, snap.clock)?.with_algorithm(p.algorithm()?);
+    let filter = filter_params(&p)?;
+    let max_age = filter.max_age;
+    let geojson = wants_geojson(&p)?;
     let limit = p.usize("limit")?;
-    let answer = blocking(move || all_pairs(&snap.states, &params).map_err(query_error)).await?;
+    let (answer, objects) = blocking(move || {
+        let answer = query_objects(&snap.states, &params, &filter).map_err(query_error)?;
+        Ok((answer, snap.states))
+    })
+    .await?;
     let total = answer.pairs.len();
+    let mut answer = answer;
+    if let Some(limit) = limit {
+        answer.pairs.truncate(limit);
+    }
+    count(&app, t0);
+    if geojson {
+        return Ok(geojson::feature_collection(&answer, &objects, max_age));
+    }
     let mut v = serde_json::to_value(&answer)
         .map_err(|e| ApiError::internal("could not encode the answer", e))?;
     if let Some(limit) = limit {
-        if let Some(pairs) = v["pairs"].as_array_mut() {
-            pairs.truncate(limit);
-        }
         v["limit"] = json!(limit);
     }
     v["total_pairs"] = json!(total);
     v["truncated"] = json!(limit.is_some_and(|l| l < total));
-    count(&app, t0);
-    Ok(Json(v))
+    Ok(Json(v).into_response())
 }
 
 /// `GET /v1/objects/{id}/collisions`: the pairs involving one object.
@@ -66,19 +119,26 @@ pub async fn object_collisions(
     State(app): State<AppState>,
     Path(id): Path<String>,
     q: Result<Query<HashMap<String, String>>, QueryRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     let t0 = Instant::now();
-    let p = Params::new(q, &["horizon", "at", "margin"])?;
+    let p = Params::new(q, &allowed(&[]))?;
     let snap = app.store.snapshot();
     let params = contact_params(&p, snap.clock)?;
-    // The snapshot is in id order.
-    let target = snap
-        .states
-        .binary_search_by(|s| s.id().cmp(&id))
-        .map_err(|_| ApiError::not_found(format!("no object with id `{id}`")))?;
-    let answer =
-        blocking(move || collisions_of(&snap.states, target, &params).map_err(query_error)).await?;
+    let filter = filter_params(&p)?;
+    let max_age = filter.max_age;
+    let geojson = wants_geojson(&p)?;
+    let key = id.clone();
+    let (answer, objects) = blocking(move || {
+        let answer = collisions_of_object(&snap.states, &key, &params, &filter)
+            .map_err(query_error)?
+            .ok_or_else(|| ApiError::not_found(format!("no object with id `{key}`")))?;
+        Ok((answer, snap.states))
+    })
+    .await?;
     count(&app, t0);
+    if geojson {
+        return Ok(geojson::feature_collection(&answer, &objects, max_age));
+    }
     Ok(Json(json!({
         "id": id,
         "at": answer.at,
@@ -86,7 +146,8 @@ pub async fn object_collisions(
         "margin": answer.margin,
         "pairs": answer.pairs,
         "stats": answer.stats,
-    })))
+    }))
+    .into_response())
 }
 
 #[derive(Debug, Deserialize)]
@@ -119,7 +180,16 @@ pub async fn window(
         ContactOptions::new(w.at.or(snap.clock).unwrap_or(0.0), w.horizon).with_margin(w.margin);
     let (min, max) = (w.min.clone(), w.max.clone());
     let hits = blocking(move || {
-        window_query(&snap.states, &min, &max, &opts).map_err(|e| match e {
+        // A window is a metric box: geographic objects have no place in it.
+        let metric: Vec<&ObjectState> = snap
+            .states
+            .iter()
+            .filter_map(|o| match &**o {
+                Object::Metric(s) => Some(s),
+                Object::Geo(_) => None,
+            })
+            .collect();
+        window_query(&metric, &min, &max, &opts).map_err(|e| match e {
             WindowError::Query(q) => query_error(q),
             other => ApiError::unprocessable("invalid_query", other.to_string()),
         })
