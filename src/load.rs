@@ -2,10 +2,12 @@
 //! NDJSON batches over several connections, then times collision queries.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use clap::Args;
 use horizon_datasets::{PaperScene, write_ndjson};
+
+use crate::client::Client;
 
 #[derive(Debug, Args)]
 pub struct LoadArgs {
@@ -51,13 +53,8 @@ pub fn run(args: LoadArgs) -> Result<(), String> {
         })
         .collect::<Result<_, _>>()
         .map_err(|e| e.to_string())?;
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(Duration::from_secs(300)))
-        .build()
-        .into();
+    let client = Client::new(&args.url);
     let next = AtomicUsize::new(0);
-    let url = format!("{}/v1/objects", args.url.trim_end_matches('/'));
     let t0 = Instant::now();
     let failures: Vec<String> = std::thread::scope(|s| {
         let workers: Vec<_> = (0..args.concurrency)
@@ -68,16 +65,7 @@ pub fn run(args: LoadArgs) -> Result<(), String> {
                         let Some(body) = bodies.get(k) else {
                             return Ok(());
                         };
-                        let resp = agent
-                            .post(&url)
-                            .header("Content-Type", "application/x-ndjson")
-                            .send(&body[..])
-                            .map_err(|e| format!("POST {url}: {e}"))?;
-                        if resp.status() != 200 {
-                            let status = resp.status();
-                            let text = resp.into_body().read_to_string().unwrap_or_default();
-                            return Err(format!("POST {url}: {status}: {text}"));
-                        }
+                        client.post("/v1/objects", "application/x-ndjson", body)?;
                     }
                 })
             })
@@ -105,20 +93,9 @@ pub fn run(args: LoadArgs) -> Result<(), String> {
     );
     let mut times = Vec::new();
     for _ in 0..args.queries {
-        let q = format!(
-            "{}/v1/collisions?horizon={}&limit=0",
-            args.url.trim_end_matches('/'),
-            args.horizon
-        );
         let t = Instant::now();
-        let resp = agent.get(&q).call().map_err(|e| format!("GET {q}: {e}"))?;
-        let text = resp
-            .into_body()
-            .read_to_string()
-            .map_err(|e| e.to_string())?;
+        let v = client.get(&format!("/v1/collisions?horizon={}&limit=0", args.horizon))?;
         let wall = t.elapsed().as_secs_f64();
-        let v: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| format!("{e}: {text}"))?;
         times.push((
             wall,
             v["stats"]["query_seconds"].as_f64().unwrap_or(f64::NAN),

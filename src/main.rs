@@ -1,7 +1,9 @@
 //! `horizondb`: the command-line entry point. Thin: parses arguments and dispatches.
 
 mod bench_cmd;
+mod client;
 mod collide;
+mod feed_cmd;
 mod gen_cmd;
 mod load;
 mod serve;
@@ -31,6 +33,10 @@ enum Command {
     Bench(bench_cmd::BenchArgs),
     /// Load a running server: ingest a generated scene in batches, then time queries.
     Load(load::LoadArgs),
+    /// Send a feed file (AIS or generic CSV) to a running server.
+    Ingest(feed_cmd::IngestArgs),
+    /// Play a recorded feed into a running server in accelerated real time.
+    Replay(feed_cmd::ReplayArgs),
 }
 
 fn main() -> ExitCode {
@@ -41,6 +47,8 @@ fn main() -> ExitCode {
         Command::Gen(args) => gen_cmd::run(args),
         Command::Load(args) => load::run(args),
         Command::Bench(args) => bench_cmd::run(args),
+        Command::Ingest(args) => feed_cmd::ingest(args),
+        Command::Replay(args) => feed_cmd::replay(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

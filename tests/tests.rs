@@ -2,10 +2,12 @@
 //! - `cli_bench`: `horizondb bench --quick` (the CI smoke run of the benchmark);
 //! - `cli_collide`: `horizondb collide` answers, formats and input errors;
 //! - `cli_gen`: `horizondb gen` scenes;
+//! - `harbor`: the NY Harbor AIS hour replayed into a server, against an independent oracle;
 //! - `server`: `horizondb serve` over HTTP: ingest, queries, kill -9, torn logs, TTL.
 
 mod cli_bench;
 mod cli_collide;
 mod cli_gen;
+mod harbor;
 mod server;
 mod util;

@@ -5,6 +5,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod feeds;
 mod load;
 mod paper;
 mod rng;

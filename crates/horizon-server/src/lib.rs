@@ -58,6 +58,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("GET", "/v1/objects/{id}/collisions"),
     ("GET", "/v1/collisions"),
     ("POST", "/v1/queries/window"),
+    ("POST", "/v1/ingest/csv"),
     ("GET", "/healthz"),
     ("GET", "/metrics"),
     ("GET", "/openapi.json"),
@@ -66,7 +67,7 @@ pub const ROUTES: &[(&str, &str)] = &[
 
 /// The HTTP application.
 pub fn app(state: AppState, cfg: ServerConfig) -> Router {
-    use routes::{meta, objects, queries};
+    use routes::{ingest, meta, objects, queries};
     Router::new()
         .route("/v1/objects", post(objects::post_batch).get(objects::list))
         .route(
@@ -81,6 +82,7 @@ pub fn app(state: AppState, cfg: ServerConfig) -> Router {
         )
         .route("/v1/collisions", get(queries::collisions))
         .route("/v1/queries/window", post(queries::window))
+        .route("/v1/ingest/csv", post(ingest::csv))
         .route("/healthz", get(meta::healthz))
         .route("/metrics", get(meta::metrics))
         .route("/openapi.json", get(meta::openapi_json))

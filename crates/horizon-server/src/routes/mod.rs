@@ -1,6 +1,7 @@
 //! One file per endpoint group.
 
 pub mod geojson;
+pub mod ingest;
 pub mod meta;
 pub mod objects;
 pub mod queries;

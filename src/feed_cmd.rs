@@ -1,0 +1,255 @@
+//! `horizondb ingest` and `horizondb replay`: recorded feeds into a running server.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use clap::{Args, ValueEnum};
+use horizon_core::GeoStateInput;
+use horizon_datasets::feeds::{CsvLayout, FeedRead, format_utc, parse_utc, read_csv};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::client::Client;
+
+/// How a feed file is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FeedFormat {
+    /// Detect the CSV layout from the header.
+    Auto,
+    /// MarineCadastre AIS CSV (SOG in knots, Length/Width).
+    Marinecadastre,
+    /// `id,t_unix_seconds,lat,lon,alt_m,speed_mps,course_deg`.
+    Generic,
+}
+
+impl FeedFormat {
+    fn layout(self) -> Option<CsvLayout> {
+        match self {
+            FeedFormat::Auto => None,
+            FeedFormat::Marinecadastre => Some(CsvLayout::MarineCadastre),
+            FeedFormat::Generic => Some(CsvLayout::Generic),
+        }
+    }
+    fn query(self) -> &'static str {
+        match self {
+            FeedFormat::Auto => "",
+            FeedFormat::Marinecadastre => "?format=marinecadastre",
+            FeedFormat::Generic => "?format=generic",
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct IngestArgs {
+    /// The CSV file.
+    file: PathBuf,
+    /// Its layout.
+    #[arg(long, value_enum, default_value_t = FeedFormat::Auto)]
+    format: FeedFormat,
+    /// The server.
+    #[arg(long, default_value = "http://127.0.0.1:7878")]
+    url: String,
+    /// Rows per request.
+    #[arg(long, default_value_t = 5000)]
+    batch: usize,
+}
+
+fn read_file(path: &PathBuf) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn bar(len: u64, template: &str) -> ProgressBar {
+    let pb = ProgressBar::new(len);
+    pb.set_style(
+        ProgressStyle::with_template(template)
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    pb
+}
+
+/// Posts the file's rows in batches to `POST /v1/ingest/csv`; the server parses and keeps
+/// the good rows, and says why it skipped the others.
+pub fn ingest(args: IngestArgs) -> Result<(), String> {
+    if args.batch == 0 {
+        return Err("--batch must be > 0".into());
+    }
+    let text = read_file(&args.file)?;
+    // Record boundaries from a CSV reader, so a quoted newline never splits a row.
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    reader
+        .byte_headers()
+        .map_err(|e| format!("{}: {e}", args.file.display()))?;
+    let header_end = reader.position().byte() as usize;
+    let mut starts = Vec::new();
+    let mut record = csv::ByteRecord::new();
+    loop {
+        let at = reader.position().byte() as usize;
+        match reader.read_byte_record(&mut record) {
+            Ok(true) => starts.push(at),
+            Ok(false) => break,
+            Err(e) => return Err(format!("{}: {e}", args.file.display())),
+        }
+    }
+    let header = &text[..header_end];
+    let client = Client::new(&args.url);
+    let pb = bar(
+        starts.len() as u64,
+        "{bar:40} {pos}/{len} rows {elapsed} {msg}",
+    );
+    let (mut accepted, mut skipped, mut reasons) = (0, 0, Vec::new());
+    for chunk in starts.chunks(args.batch) {
+        let end = starts
+            .get(starts.partition_point(|&s| s <= chunk[chunk.len() - 1]))
+            .copied()
+            .unwrap_or(text.len());
+        let body = format!("{header}{}", &text[chunk[0]..end]);
+        let v = client.post(
+            &format!("/v1/ingest/csv{}", args.format.query()),
+            "text/csv",
+            body.as_bytes(),
+        )?;
+        accepted += v["accepted"].as_u64().unwrap_or(0);
+        skipped += v["skipped"].as_u64().unwrap_or(0);
+        if let Some(rs) = v["reasons"].as_array() {
+            // Line numbers are per request: make them the file's.
+            let first_line = text[..chunk[0]].lines().count() + 1;
+            reasons.extend(
+                rs.iter()
+                    .filter_map(|r| r.as_str())
+                    .map(|r| shift_line(r, first_line - 2)),
+            );
+        }
+        pb.inc(chunk.len() as u64);
+        pb.set_message(format!("clock {}", v["clock"]));
+    }
+    pb.finish_and_clear();
+    println!(
+        "{}: {accepted} states accepted, {skipped} rows skipped",
+        args.file.display()
+    );
+    for r in reasons.iter().take(20) {
+        println!("  skipped {r}");
+    }
+    Ok(())
+}
+
+/// `line N: ...` → `line N + by: ...`.
+fn shift_line(reason: &str, by: usize) -> String {
+    reason
+        .strip_prefix("line ")
+        .and_then(|r| r.split_once(':'))
+        .and_then(|(n, rest)| Some(format!("line {}:{rest}", n.parse::<usize>().ok()? + by)))
+        .unwrap_or_else(|| reason.to_string())
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The recording (CSV).
+    file: PathBuf,
+    /// Its layout.
+    #[arg(long, value_enum, default_value_t = FeedFormat::Auto)]
+    format: FeedFormat,
+    /// The server.
+    #[arg(long, default_value = "http://127.0.0.1:7878")]
+    url: String,
+    /// Recorded seconds per wall-clock second; 0 sends as fast as the server takes it.
+    #[arg(long, default_value_t = 60.0)]
+    speed: f64,
+    /// Stop after this recorded time (UTC, e.g. 2020-06-30T00:30:00, or unix seconds).
+    #[arg(long)]
+    until: Option<String>,
+    /// Most states per request.
+    #[arg(long, default_value_t = 5000)]
+    batch: usize,
+}
+
+fn parse_time(s: &str) -> Result<f64, String> {
+    s.parse::<f64>()
+        .ok()
+        .or_else(|| parse_utc(s))
+        .ok_or_else(|| {
+            format!("`{s}` is neither unix seconds nor a UTC time like 2020-06-30T00:30:00")
+        })
+}
+
+/// Plays a recording into the server in accelerated real time, in recorded order with the
+/// recorded timestamps, so the database clock follows the recording.
+pub fn replay(args: ReplayArgs) -> Result<(), String> {
+    if !(args.speed.is_finite() && args.speed >= 0.0) {
+        return Err("--speed must be a finite number >= 0".into());
+    }
+    if args.batch == 0 {
+        return Err("--batch must be > 0".into());
+    }
+    let until = args.until.as_deref().map(parse_time).transpose()?;
+    let text = read_file(&args.file)?;
+    let FeedRead {
+        mut states,
+        skipped,
+        reasons,
+        ..
+    } = read_csv(&text, args.format.layout())
+        .map_err(|e| format!("{}: {e}", args.file.display()))?;
+    drop(text);
+    if skipped > 0 {
+        eprintln!("{skipped} rows skipped, e.g. {}", reasons.join("; "));
+    }
+    // Stable: reports with one timestamp keep their file order.
+    states.sort_by(|a, b| a.t.total_cmp(&b.t));
+    if let Some(u) = until {
+        states.retain(|s| s.t <= u);
+    }
+    let Some(t0) = states.first().map(|s| s.t) else {
+        return Err("nothing to replay".into());
+    };
+    let client = Client::new(&args.url);
+    let pb = bar(
+        states.len() as u64,
+        "{bar:40} {pos}/{len} states {elapsed} recording {msg}",
+    );
+    let start = Instant::now();
+    let mut next = 0;
+    while next < states.len() {
+        if args.speed > 0.0 {
+            let due = Duration::from_secs_f64((states[next].t - t0) / args.speed);
+            if let Some(wait) = due.checked_sub(start.elapsed()) {
+                std::thread::sleep(wait);
+            }
+        }
+        // Everything due by now goes in one request.
+        let now = if args.speed > 0.0 {
+            t0 + start.elapsed().as_secs_f64() * args.speed
+        } else {
+            f64::INFINITY
+        };
+        let end = (next + states[next..].partition_point(|s| s.t <= now))
+            .max(next + 1)
+            .min(next + args.batch);
+        post_states(&client, &states[next..end])?;
+        pb.set_position(end as u64);
+        pb.set_message(format_utc(states[end - 1].t));
+        next = end;
+    }
+    pb.finish_and_clear();
+    println!(
+        "replayed {} states from {} to {} in {:.1} s",
+        states.len(),
+        format_utc(t0),
+        format_utc(states[states.len() - 1].t),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn post_states(client: &Client, states: &[GeoStateInput]) -> Result<(), String> {
+    let mut body = Vec::new();
+    for s in states {
+        serde_json::to_writer(&mut body, s).map_err(|e| e.to_string())?;
+        body.push(b'\n');
+    }
+    client
+        .post("/v1/objects", "application/x-ndjson", &body)
+        .map(drop)
+}
