@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
 use horizon_core::GeoStateInput;
-use horizon_datasets::feeds::{CsvLayout, FeedRead, format_utc, parse_utc, read_csv};
+use horizon_datasets::feeds::{CsvLayout, FeedRead, NmeaDecoder, format_utc, parse_utc, read_csv};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::client::Client;
@@ -13,8 +13,11 @@ use crate::client::Client;
 /// How a feed file is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FeedFormat {
-    /// Detect the CSV layout from the header.
+    /// AIS sentences if the file starts with them, else a CSV layout from the header.
     Auto,
+    /// AIS NMEA 0183 (`!AIVDM`/`!AIVDO`), one sentence per line, each with a unix time
+    /// (tag block `c:`, or before the sentence or after its checksum).
+    Nmea,
     /// MarineCadastre AIS CSV (SOG in knots, Length/Width).
     Marinecadastre,
     /// `id,t_unix_seconds,lat,lon,alt_m,speed_mps,course_deg`.
@@ -22,25 +25,45 @@ pub enum FeedFormat {
 }
 
 impl FeedFormat {
+    /// `Auto` made definite for this text (CSV layouts are still detected by the reader).
+    fn resolve(self, text: &str) -> FeedFormat {
+        let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        match self {
+            FeedFormat::Auto if first.contains("VDM,") || first.contains("VDO,") => {
+                FeedFormat::Nmea
+            }
+            other => other,
+        }
+    }
+
     fn layout(self) -> Option<CsvLayout> {
         match self {
-            FeedFormat::Auto => None,
+            FeedFormat::Auto | FeedFormat::Nmea => None,
             FeedFormat::Marinecadastre => Some(CsvLayout::MarineCadastre),
             FeedFormat::Generic => Some(CsvLayout::Generic),
         }
     }
-    fn query(self) -> &'static str {
+    fn endpoint(self) -> &'static str {
         match self {
-            FeedFormat::Auto => "",
-            FeedFormat::Marinecadastre => "?format=marinecadastre",
-            FeedFormat::Generic => "?format=generic",
+            FeedFormat::Auto => "/v1/ingest/csv",
+            FeedFormat::Nmea => "/v1/ingest/nmea",
+            FeedFormat::Marinecadastre => "/v1/ingest/csv?format=marinecadastre",
+            FeedFormat::Generic => "/v1/ingest/csv?format=generic",
+        }
+    }
+
+    /// Reads the whole file here (for replay).
+    fn read(self, text: &str) -> Result<FeedRead, String> {
+        match self.resolve(text) {
+            FeedFormat::Nmea => Ok(NmeaDecoder::new().decode(text)),
+            f => read_csv(text, f.layout()).map_err(|e| e.to_string()),
         }
     }
 }
 
 #[derive(Debug, Args)]
 pub struct IngestArgs {
-    /// The CSV file.
+    /// The feed file: CSV, or AIS sentences.
     file: PathBuf,
     /// Its layout.
     #[arg(long, value_enum, default_value_t = FeedFormat::Auto)]
@@ -48,9 +71,38 @@ pub struct IngestArgs {
     /// The server.
     #[arg(long, default_value = "http://127.0.0.1:7878")]
     url: String,
-    /// Rows per request.
+    /// Rows (or sentences) per request.
     #[arg(long, default_value_t = 5000)]
     batch: usize,
+}
+
+/// Byte offsets where each record starts, and where the header (if any) ends.
+fn record_starts(text: &str, format: FeedFormat) -> Result<(usize, Vec<usize>), String> {
+    if format == FeedFormat::Nmea {
+        let mut starts = vec![0];
+        starts.extend(
+            text.match_indices('\n')
+                .map(|(i, _)| i + 1)
+                .filter(|&i| i < text.len()),
+        );
+        return Ok((0, starts));
+    }
+    // A CSV reader finds the boundaries, so a quoted newline never splits a row.
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    reader.byte_headers().map_err(|e| e.to_string())?;
+    let header_end = reader.position().byte() as usize;
+    let mut starts = Vec::new();
+    let mut record = csv::ByteRecord::new();
+    loop {
+        let at = reader.position().byte() as usize;
+        match reader.read_byte_record(&mut record) {
+            Ok(true) => starts.push(at),
+            Ok(false) => return Ok((header_end, starts)),
+            Err(e) => return Err(e.to_string()),
+        }
+    }
 }
 
 fn read_file(path: &PathBuf) -> Result<String, String> {
@@ -74,24 +126,9 @@ pub fn ingest(args: IngestArgs) -> Result<(), String> {
         return Err("--batch must be > 0".into());
     }
     let text = read_file(&args.file)?;
-    // Record boundaries from a CSV reader, so a quoted newline never splits a row.
-    let mut reader = csv::ReaderBuilder::new()
-        .flexible(true)
-        .from_reader(text.as_bytes());
-    reader
-        .byte_headers()
-        .map_err(|e| format!("{}: {e}", args.file.display()))?;
-    let header_end = reader.position().byte() as usize;
-    let mut starts = Vec::new();
-    let mut record = csv::ByteRecord::new();
-    loop {
-        let at = reader.position().byte() as usize;
-        match reader.read_byte_record(&mut record) {
-            Ok(true) => starts.push(at),
-            Ok(false) => break,
-            Err(e) => return Err(format!("{}: {e}", args.file.display())),
-        }
-    }
+    let format = args.format.resolve(&text);
+    let (header_end, starts) =
+        record_starts(&text, format).map_err(|e| format!("{}: {e}", args.file.display()))?;
     let header = &text[..header_end];
     let client = Client::new(&args.url);
     let pb = bar(
@@ -105,20 +142,22 @@ pub fn ingest(args: IngestArgs) -> Result<(), String> {
             .copied()
             .unwrap_or(text.len());
         let body = format!("{header}{}", &text[chunk[0]..end]);
-        let v = client.post(
-            &format!("/v1/ingest/csv{}", args.format.query()),
-            "text/csv",
-            body.as_bytes(),
-        )?;
+        let content_type = if format == FeedFormat::Nmea {
+            "text/plain"
+        } else {
+            "text/csv"
+        };
+        let v = client.post(format.endpoint(), content_type, body.as_bytes())?;
         accepted += v["accepted"].as_u64().unwrap_or(0);
         skipped += v["skipped"].as_u64().unwrap_or(0);
         if let Some(rs) = v["reasons"].as_array() {
             // Line numbers are per request: make them the file's.
-            let first_line = text[..chunk[0]].lines().count() + 1;
+            let before = text[..chunk[0]].matches('\n').count();
+            let header_lines = text[..header_end].matches('\n').count();
             reasons.extend(
                 rs.iter()
                     .filter_map(|r| r.as_str())
-                    .map(|r| shift_line(r, first_line - 2)),
+                    .map(|r| shift_line(r, before - header_lines)),
             );
         }
         pb.inc(chunk.len() as u64);
@@ -126,7 +165,7 @@ pub fn ingest(args: IngestArgs) -> Result<(), String> {
     }
     pb.finish_and_clear();
     println!(
-        "{}: {accepted} states accepted, {skipped} rows skipped",
+        "{}: {accepted} states accepted, {skipped} records skipped",
         args.file.display()
     );
     for r in reasons.iter().take(20) {
@@ -146,7 +185,7 @@ fn shift_line(reason: &str, by: usize) -> String {
 
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
-    /// The recording (CSV).
+    /// The recording: CSV, or AIS sentences.
     file: PathBuf,
     /// Its layout.
     #[arg(long, value_enum, default_value_t = FeedFormat::Auto)]
@@ -190,11 +229,13 @@ pub fn replay(args: ReplayArgs) -> Result<(), String> {
         skipped,
         reasons,
         ..
-    } = read_csv(&text, args.format.layout())
+    } = args
+        .format
+        .read(&text)
         .map_err(|e| format!("{}: {e}", args.file.display()))?;
     drop(text);
     if skipped > 0 {
-        eprintln!("{skipped} rows skipped, e.g. {}", reasons.join("; "));
+        eprintln!("{skipped} records skipped, e.g. {}", reasons.join("; "));
     }
     // Stable: reports with one timestamp keep their file order.
     states.sort_by(|a, b| a.t.total_cmp(&b.t));

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
-use horizon_server::{AppState, Metrics, ServerConfig, app};
+use horizon_server::{AppState, ServerConfig, app};
 use horizon_store::{FsyncMode, Store, StoreConfig};
 
 #[derive(Debug, Args)]
@@ -59,10 +59,7 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         "store recovered"
     );
     let store = Arc::new(store);
-    let state = AppState {
-        store: store.clone(),
-        metrics: Arc::new(Metrics::default()),
-    };
+    let state = AppState::new(store.clone());
     let router = app(
         state,
         ServerConfig {

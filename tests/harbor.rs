@@ -262,7 +262,7 @@ fn ingest_a_whole_csv_and_filters_on_the_result() {
     let out = horizondb(&["ingest", FILE, "--url", &srv.url, "--batch", "3000"]);
     let said = stdout(&out);
     assert!(
-        said.contains("8689 states accepted, 0 rows skipped"),
+        said.contains("8689 states accepted, 0 records skipped"),
         "{said}"
     );
     let (_, v) = get(&format!("{}/v1/objects/367000140?at=1593478000", srv.url));
@@ -321,4 +321,59 @@ fn ingest_a_whole_csv_and_filters_on_the_result() {
             .unwrap()
             .contains("unrecognised CSV header")
     );
+}
+
+#[test]
+fn ais_sentences_over_http_with_static_data_and_bad_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = Server::start(&dir.path().join("db"), &[]);
+    let tag = |t: u64| {
+        let body = format!("s:test,c:{t}");
+        let sum = body.bytes().fold(0u8, |a, b| a ^ b);
+        format!("\\{body}*{sum:02X}\\")
+    };
+    let lines = [
+        // gpsd's type 1 example: MMSI 477553000, moored.
+        format!("{}!AIVDM,1,1,,B,177KQJ5000G?tO`K>RA1wUbN0TKH,0*5C", tag(1_593_475_200)),
+        // A real two-part type 5 (static data), receive time after the checksum.
+        "!AIVDM,2,1,1,B,53`soB8000010KSOW<0P4eDp4l6000000000000U0p<24t@P05H3S833CDP00000,0*78,1593475201".into(),
+        "!AIVDM,2,2,1,B,0000000,2*26,1593475201".into(),
+        // The same type 1 with a damaged checksum, and one without any time.
+        format!("{}!AIVDM,1,1,,B,177KQJ5000G?tO`K>RA1wUbN0TKH,0*5D", tag(1_593_475_202)),
+        "!AIVDM,1,1,,B,177KQJ5000G?tO`K>RA1wUbN0TKH,0*5C".into(),
+    ];
+    let file = dir.path().join("feed.nmea");
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let out = horizondb(&[
+        "ingest",
+        file.to_str().unwrap(),
+        "--url",
+        &srv.url,
+        "--batch",
+        "2",
+    ]);
+    let said = stdout(&out);
+    assert!(
+        said.contains("1 states accepted, 2 records skipped"),
+        "{said}"
+    );
+    assert!(said.contains("line 4: bad checksum"), "{said}");
+    assert!(said.contains("line 5: no timestamp"), "{said}");
+    let (s, v) = get(&format!("{}/v1/objects/477553000", srv.url));
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["state"]["status"], "moored");
+    assert_eq!(v["state"]["t"], 1_593_475_200.0);
+    let (s, v) = send(
+        "POST",
+        &format!("{}/v1/ingest/nmea", srv.url),
+        "text/plain",
+        "1593475300 !AIVDM,1,1,,B,177KQJ5000G?tO`K>RA1wUbN0TKH,0*5C\nnonsense\n",
+    );
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(
+        (v["accepted"].clone(), v["skipped"].clone()),
+        (1.into(), 1.into()),
+        "{v}"
+    );
+    assert_eq!(v["clock"], 1_593_475_300.0);
 }

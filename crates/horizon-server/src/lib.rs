@@ -13,11 +13,12 @@ mod metrics;
 mod params;
 mod routes;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
+use horizon_datasets::feeds::NmeaDecoder;
 use horizon_store::Store;
 
 pub use error::ApiError;
@@ -30,6 +31,19 @@ pub struct AppState {
     pub store: Arc<Store>,
     /// Request counters and latencies.
     pub metrics: Arc<Metrics>,
+    /// AIS decoding state that spans requests: multi-part messages and static data.
+    pub nmea: Arc<Mutex<NmeaDecoder>>,
+}
+
+impl AppState {
+    /// Fresh state over a store.
+    pub fn new(store: Arc<Store>) -> Self {
+        AppState {
+            store,
+            metrics: Arc::new(Metrics::default()),
+            nmea: Arc::default(),
+        }
+    }
 }
 
 /// Server settings that are not the store's.
@@ -59,6 +73,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("GET", "/v1/collisions"),
     ("POST", "/v1/queries/window"),
     ("POST", "/v1/ingest/csv"),
+    ("POST", "/v1/ingest/nmea"),
     ("GET", "/healthz"),
     ("GET", "/metrics"),
     ("GET", "/openapi.json"),
@@ -83,6 +98,7 @@ pub fn app(state: AppState, cfg: ServerConfig) -> Router {
         .route("/v1/collisions", get(queries::collisions))
         .route("/v1/queries/window", post(queries::window))
         .route("/v1/ingest/csv", post(ingest::csv))
+        .route("/v1/ingest/nmea", post(ingest::nmea))
         .route("/healthz", get(meta::healthz))
         .route("/metrics", get(meta::metrics))
         .route("/openapi.json", get(meta::openapi_json))

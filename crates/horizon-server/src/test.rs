@@ -23,10 +23,7 @@ fn fixture() -> Fixture {
     let (store, _) = Store::open(dir.path(), StoreConfig::default()).unwrap();
     Fixture {
         _dir: dir,
-        state: AppState {
-            store: Arc::new(store),
-            metrics: Arc::new(Metrics::default()),
-        },
+        state: AppState::new(Arc::new(store)),
         cfg: ServerConfig {
             max_body_bytes: 4096,
         },

@@ -7,7 +7,7 @@ use horizon_core::{GeoStateInput, Hull};
 
 use super::ais_codes::{KNOT, nav_status, ship_kind};
 use super::time::parse_utc;
-use super::{FeedError, FeedRead};
+use super::{FeedError, FeedRead, settle};
 
 /// Which CSV layout a file uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,21 +84,6 @@ fn number(row: &csv::StringRecord, col: Option<usize>, name: &str) -> Result<Opt
 
 fn required(row: &csv::StringRecord, col: usize, name: &str) -> Result<f64, String> {
     number(row, Some(col), name)?.ok_or_else(|| format!("`{name}` is empty"))
-}
-
-/// Fastest a report without a course may move and still be taken as drifting in place.
-const DRIFT: f64 = KNOT;
-
-/// A report without a course: a crawl (GPS jitter at a mooring) is taken as at rest; faster,
-/// the direction is unknown and the row is skipped.
-fn settle(speed: Option<f64>, course: Option<f64>) -> Result<(Option<f64>, Option<f64>), String> {
-    match (speed, course) {
-        (Some(v), None) if v > DRIFT => Err(format!(
-            "moving at {v:.2} m/s with no course: direction unknown"
-        )),
-        (Some(v), None) if v > 0.0 => Ok((Some(0.0), None)),
-        other => Ok(other),
-    }
 }
 
 fn text(row: &csv::StringRecord, col: Option<usize>) -> Option<String> {

@@ -3,10 +3,12 @@
 
 mod ais_codes;
 mod csv;
+mod nmea;
 mod time;
 
 pub use ais_codes::{KNOT, nav_status, ship_kind};
 pub use csv::{CsvLayout, read_csv};
+pub use nmea::{NmeaDecoder, VesselStatic};
 pub use time::{format_utc, parse_utc};
 
 use horizon_core::GeoStateInput;
@@ -24,6 +26,9 @@ pub struct FeedRead {
     pub records: usize,
     /// Records skipped.
     pub skipped: usize,
+    /// Valid records that carry no state: a fragment of a longer message, static data,
+    /// a base station or an aid to navigation.
+    pub ignored: usize,
     /// The first [`MAX_REASONS`] skip reasons, each naming its line.
     pub reasons: Vec<String>,
 }
@@ -35,6 +40,24 @@ impl FeedRead {
         if self.reasons.len() < MAX_REASONS {
             self.reasons.push(format!("line {line}: {reason}"));
         }
+    }
+}
+
+/// Fastest a report without a course may move and still be taken as drifting in place.
+const DRIFT: f64 = KNOT;
+
+/// A report without a course: a crawl (GPS jitter at a mooring) is taken as at rest; faster,
+/// the direction is unknown and the record is skipped.
+pub(crate) fn settle(
+    speed: Option<f64>,
+    course: Option<f64>,
+) -> Result<(Option<f64>, Option<f64>), String> {
+    match (speed, course) {
+        (Some(v), None) if v > DRIFT => Err(format!(
+            "moving at {v:.2} m/s with no course: direction unknown"
+        )),
+        (Some(v), None) if v > 0.0 => Ok((Some(0.0), None)),
+        other => Ok(other),
     }
 }
 
