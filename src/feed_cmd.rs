@@ -53,7 +53,7 @@ impl FeedFormat {
     }
 
     /// Reads the whole file here (for replay).
-    fn read(self, text: &str) -> Result<FeedRead, String> {
+    pub(crate) fn read(self, text: &str) -> Result<FeedRead, String> {
         match self.resolve(text) {
             FeedFormat::Nmea => Ok(NmeaDecoder::new().decode(text)),
             f => read_csv(text, f.layout()).map_err(|e| e.to_string()),
@@ -105,11 +105,11 @@ fn record_starts(text: &str, format: FeedFormat) -> Result<(usize, Vec<usize>), 
     }
 }
 
-fn read_file(path: &PathBuf) -> Result<String, String> {
+pub(crate) fn read_file(path: &PathBuf) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-fn bar(len: u64, template: &str) -> ProgressBar {
+pub(crate) fn bar(len: u64, template: &str) -> ProgressBar {
     let pb = ProgressBar::new(len);
     pb.set_style(
         ProgressStyle::with_template(template)
@@ -204,7 +204,7 @@ pub struct ReplayArgs {
     batch: usize,
 }
 
-fn parse_time(s: &str) -> Result<f64, String> {
+pub(crate) fn parse_time(s: &str) -> Result<f64, String> {
     s.parse::<f64>()
         .ok()
         .or_else(|| parse_utc(s))

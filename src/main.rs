@@ -3,6 +3,7 @@
 mod bench_cmd;
 mod client;
 mod collide;
+mod conflicts_cmd;
 mod feed_cmd;
 mod gen_cmd;
 mod load;
@@ -37,6 +38,8 @@ enum Command {
     Ingest(feed_cmd::IngestArgs),
     /// Play a recorded feed into a running server in accelerated real time.
     Replay(feed_cmd::ReplayArgs),
+    /// Replay a recording offline and list the alarm episodes a monitor would have raised.
+    Conflicts(conflicts_cmd::ConflictsArgs),
 }
 
 fn main() -> ExitCode {
@@ -49,6 +52,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench_cmd::run(args),
         Command::Ingest(args) => feed_cmd::ingest(args),
         Command::Replay(args) => feed_cmd::replay(args),
+        Command::Conflicts(args) => conflicts_cmd::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -377,3 +377,43 @@ fn ais_sentences_over_http_with_static_data_and_bad_lines() {
     );
     assert_eq!(v["clock"], 1_593_475_300.0);
 }
+
+#[test]
+fn offline_conflicts_count_alarm_episodes_and_filters_cut_them() {
+    let run = |extra: &[&str]| -> Value {
+        let mut args = vec![
+            "conflicts",
+            FILE,
+            "--horizon",
+            "600",
+            "--margin",
+            "50",
+            "--step",
+            "10",
+            "--until",
+            "2020-06-30T00:15:00",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        crate::util::json(&horizondb(&args))
+    };
+    let all = run(&[]);
+    let calm = run(&["--min-speed", "0.5", "--exclude-status", "moored,at_anchor"]);
+    let n = |v: &Value, k: &str| {
+        v[k].as_u64()
+            .unwrap_or_else(|| v[k].as_array().unwrap().len() as u64)
+    };
+    assert!(n(&all, "episodes") > 0);
+    assert!(
+        n(&calm, "predictions") * 3 < n(&all, "predictions"),
+        "{} vs {}",
+        calm["predictions"],
+        all["predictions"]
+    );
+    let e = &calm["episodes"][0];
+    assert!(e["first_predicted"].as_f64().unwrap() <= e["last_predicted"].as_f64().unwrap());
+    assert!(e["steps"].as_u64().unwrap() >= 1);
+    let out = horizondb(&["conflicts", FILE, "--horizon", "60", "--box", "1"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--box takes 2 or 3"));
+}
