@@ -258,3 +258,52 @@ fn duplicate_ids_keep_the_latest_state() {
     assert!(pairs_of(&json(&o)).is_empty(), "the later `a` is far away");
     assert!(String::from_utf8_lossy(&o.stderr).contains("1 states replaced"));
 }
+
+#[test]
+fn geographic_states_with_filters() {
+    // Two ships closing head-on 2 km apart off the Battery, a moored pair side by side, and
+    // a fleet pair on a collision course.
+    let input = [
+        r#"{"id":"a","t":0,"lat":40.70,"lon":-74.02,"speed":5,"course":90,"shape":{"radius":20}}"#,
+        r#"{"id":"b","t":0,"lat":40.70,"lon":-73.996294,"speed":5,"course":270,"shape":{"radius":20}}"#,
+        r#"{"id":"m1","t":0,"lat":40.60,"lon":-74.05,"status":"moored","shape":{"radius":30}}"#,
+        r#"{"id":"m2","t":0,"lat":40.6003,"lon":-74.05,"status":"moored","shape":{"radius":30}}"#,
+        r#"{"id":"f1","t":0,"lat":40.65,"lon":-74.10,"speed":3,"course":0,"group":"tugs"}"#,
+        r#"{"id":"f2","t":0,"lat":40.6527,"lon":-74.10,"speed":3,"course":180,"group":"tugs"}"#,
+    ]
+    .join("\n");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "collide",
+            "--input",
+            "-",
+            "--horizon",
+            "600",
+            "--margin",
+            "10",
+        ];
+        args.extend_from_slice(extra);
+        json(&horizondb_stdin(&args, &input))
+    };
+    let ids = |v: &Value| -> Vec<String> {
+        pairs_of(v)
+            .iter()
+            .map(|p| format!("{}-{}", p["a"].as_str().unwrap(), p["b"].as_str().unwrap()))
+            .collect()
+    };
+    let all = run(&[]);
+    assert_eq!(ids(&all), ["m1-m2", "f1-f2", "a-b"], "{all}");
+    // 2 km closing at 10 m/s with 50 m of radii and margin: contact after 195 s.
+    let ab = &pairs_of(&all)[2];
+    assert!(
+        (ab["t_contact"].as_f64().unwrap() - 195.0).abs() < 0.5,
+        "{ab}"
+    );
+    assert!(
+        (ab["geo"]["contact"]["a"]["lon"].as_f64().unwrap() + 74.0088).abs() < 1e-3,
+        "{ab}"
+    );
+    let calm = run(&["--min-speed", "0.5", "--same-group", "false"]);
+    assert_eq!(ids(&calm), ["a-b"], "{calm}");
+    assert_eq!(calm["stats"]["pairs_filtered"], 2);
+}
