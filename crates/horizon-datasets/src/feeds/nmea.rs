@@ -15,6 +15,7 @@ use ais::errors::Error as AisError;
 use ais::messages::AisMessage;
 use ais::messages::position_report::NavigationStatus;
 use ais::messages::static_data_report::MessagePart;
+use ais::messages::types::ShipType;
 use horizon_core::{GeoStateInput, Hull};
 
 use super::ais_codes::{KNOT, nav_status, ship_kind};
@@ -115,19 +116,35 @@ impl NmeaDecoder {
         self.message(t, message)
     }
 
-    fn message(&mut self, t: f64, m: AisMessage) -> Result<Option<GeoStateInput>, String> {
-        let hull = |a: u16, b: u16, c: u16, d: u16| {
-            (a + b + c + d > 0).then(|| Hull {
+    /// Remembers what a static report says; fields it leaves out keep their old values.
+    fn learn(
+        &mut self,
+        mmsi: u32,
+        name: Option<&str>,
+        ship_type: Option<ShipType>,
+        dims: Option<[u16; 4]>,
+    ) {
+        let st = self.statics.entry(mmsi).or_default();
+        if let Some(n) = name
+            .map(|s| s.trim_end_matches('@').trim())
+            .filter(|s| !s.is_empty())
+        {
+            st.name = Some(n.to_string());
+        }
+        if let Some(k) = ship_type.and_then(|k| ship_kind(k.into())) {
+            st.kind = Some(k.to_string());
+        }
+        if let Some([a, b, c, d]) = dims.filter(|d| d.iter().any(|&x| x > 0)) {
+            st.hull = Some(Hull {
                 to_bow: a.into(),
                 to_stern: b.into(),
                 to_port: c.into(),
                 to_starboard: d.into(),
-            })
-        };
-        let name = |s: &str| {
-            let s = s.trim_end_matches('@').trim();
-            (!s.is_empty()).then(|| s.to_string())
-        };
+            });
+        }
+    }
+
+    fn message(&mut self, t: f64, m: AisMessage) -> Result<Option<GeoStateInput>, String> {
         let report = match m {
             AisMessage::PositionReport(p) => Report {
                 mmsi: p.mmsi,
@@ -148,20 +165,17 @@ impl NmeaDecoder {
                 status: None,
             },
             AisMessage::ExtendedClassBPositionReport(p) => {
-                let st = self.statics.entry(p.mmsi).or_default();
-                st.name = name(&p.name).or(st.name.take());
-                st.kind = p
-                    .type_of_ship_and_cargo
-                    .and_then(|k| ship_kind(k.into()))
-                    .map(String::from)
-                    .or(st.kind.take());
-                st.hull = hull(
-                    p.dimension_to_bow,
-                    p.dimension_to_stern,
-                    p.dimension_to_port,
-                    p.dimension_to_starboard,
-                )
-                .or(st.hull);
+                self.learn(
+                    p.mmsi,
+                    Some(&p.name),
+                    p.type_of_ship_and_cargo,
+                    Some([
+                        p.dimension_to_bow,
+                        p.dimension_to_stern,
+                        p.dimension_to_port,
+                        p.dimension_to_starboard,
+                    ]),
+                );
                 Report {
                     mmsi: p.mmsi,
                     lat: p.latitude,
@@ -182,27 +196,19 @@ impl NmeaDecoder {
                 status: p.navigation_status.and_then(status_name),
             },
             AisMessage::StaticAndVoyageRelatedData(s) => {
-                let st = self.statics.entry(s.mmsi).or_default();
-                st.name = name(&s.vessel_name).or(st.name.take());
-                st.kind = s
-                    .ship_type
-                    .and_then(|k| ship_kind(k.into()))
-                    .map(String::from)
-                    .or(st.kind.take());
-                st.hull = hull(
+                let dims = [
                     s.dimension_to_bow,
                     s.dimension_to_stern,
                     s.dimension_to_port,
                     s.dimension_to_starboard,
-                )
-                .or(st.hull);
+                ];
+                self.learn(s.mmsi, Some(&s.vessel_name), s.ship_type, Some(dims));
                 return Ok(None);
             }
             AisMessage::StaticDataReport(s) => {
-                let st = self.statics.entry(s.mmsi).or_default();
                 match s.message_part {
                     MessagePart::PartA { vessel_name } => {
-                        st.name = name(&vessel_name).or(st.name.take());
+                        self.learn(s.mmsi, Some(&vessel_name), None, None);
                     }
                     MessagePart::PartB {
                         ship_type,
@@ -212,17 +218,13 @@ impl NmeaDecoder {
                         dimension_to_starboard,
                         ..
                     } => {
-                        st.kind = ship_type
-                            .and_then(|k| ship_kind(k.into()))
-                            .map(String::from)
-                            .or(st.kind.take());
-                        st.hull = hull(
+                        let dims = [
                             dimension_to_bow,
                             dimension_to_stern,
                             dimension_to_port,
                             dimension_to_starboard,
-                        )
-                        .or(st.hull);
+                        ];
+                        self.learn(s.mmsi, None, ship_type, Some(dims));
                     }
                     MessagePart::Unknown(_) => {}
                 }
