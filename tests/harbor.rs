@@ -417,3 +417,28 @@ fn offline_conflicts_count_alarm_episodes_and_filters_cut_them() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--box takes 2 or 3"));
 }
+
+#[test]
+fn replay_keeps_pace_with_the_recording() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = Server::start(&dir.path().join("db"), &[]);
+    // Two recorded minutes at 120× take about a second, not zero and not two minutes.
+    let t0 = std::time::Instant::now();
+    let out = horizondb(&[
+        "replay",
+        FILE,
+        "--url",
+        &srv.url,
+        "--speed",
+        "120",
+        "--until",
+        "2020-06-30T00:02:00",
+    ]);
+    let said = stdout(&out);
+    let wall = t0.elapsed().as_secs_f64();
+    assert!(said.contains("to 2020-06-30T00:01:59Z"), "{said}");
+    // Pacing, not speed: the last report is due 119 s / 120 after the start.
+    assert!(wall >= 0.95, "replayed 119 s at 120× in {wall} s");
+    let (_, v) = get(&format!("{}/healthz", srv.url));
+    assert_eq!(v["clock"], 1_593_475_319.0, "the clock follows the recording: {v}");
+}
