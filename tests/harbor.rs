@@ -440,5 +440,8 @@ fn replay_keeps_pace_with_the_recording() {
     // Pacing, not speed: the last report is due 119 s / 120 after the start.
     assert!(wall >= 0.95, "replayed 119 s at 120× in {wall} s");
     let (_, v) = get(&format!("{}/healthz", srv.url));
-    assert_eq!(v["clock"], 1_593_475_319.0, "the clock follows the recording: {v}");
+    assert_eq!(
+        v["clock"], 1_593_475_319.0,
+        "the clock follows the recording: {v}"
+    );
 }

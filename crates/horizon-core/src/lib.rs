@@ -35,6 +35,7 @@ mod motion;
 mod object;
 mod query;
 mod state;
+mod watch;
 mod window;
 
 pub use broad::{DEFAULT_CELL_SCALE, GridParams, GridReport};
@@ -50,6 +51,7 @@ pub use query::{
     UnknownAlgorithm, collisions, collisions_filtered, collisions_of,
 };
 pub use state::{MAX_ID_BYTES, ObjectState, Shape, ShapeInput, StateInput};
+pub use watch::{Change, Watch, WatchParams};
 pub use window::{WindowError, WindowHit, window_query};
 
 /// Entry points for the micro-benchmarks in `horizon-bench` (swept boxes, grid build).

@@ -14,21 +14,21 @@ use crate::query::{Answer, QueryParams, QueryStats, all_pairs_owned, sort_pairs}
 use crate::state::{ObjectState, Shape};
 
 /// Smallest tile edge, metres. Larger tiles mean fewer frames and larger projection error.
-const MIN_TILE: f64 = 200_000.0;
+pub(crate) const MIN_TILE: f64 = 200_000.0;
 
 /// Slack on the guest test for the projection's shortening of distances (≤ 1% within any
 /// frame a tile produces) and for roundoff.
-const GUEST_SLACK: f64 = 1.02;
+pub(crate) const GUEST_SLACK: f64 = 1.02;
 
 /// The tangent plane at one point: x east, y north, metres; z is altitude.
-struct Frame {
+pub(crate) struct Frame {
     origin: V3,
     east: V3,
     north: V3,
 }
 
 impl Frame {
-    fn at(lat: f64, lon: f64) -> Frame {
+    pub(crate) fn at(lat: f64, lon: f64) -> Frame {
         let [east, north, _] = enu_basis(lat, lon);
         Frame {
             origin: to_ecef(lat, lon),
@@ -37,13 +37,21 @@ impl Frame {
         }
     }
 
+    /// The frame of a tile: tangent at the surface point below the tile's centre, so a
+    /// pair's numbers depend only on its owner's tile (a watch reproduces them exactly).
+    pub(crate) fn of_tile(key: [i64; 3], edge: f64) -> Frame {
+        let centre = key.map(|k| (k as f64 + 0.5) * edge);
+        let (lat, lon) = to_geodetic(centre);
+        Frame::at(lat, lon)
+    }
+
     fn xy(&self, v: V3) -> [f64; 2] {
         [dot(v, self.east), dot(v, self.north)]
     }
 
     /// The state in this frame. The projection is linear, so the motion stays a polynomial
     /// of the same degree; a box is widened to cover its rotation into the frame's axes.
-    fn project(&self, g: &GeoState) -> ObjectState {
+    pub(crate) fn project(&self, g: &GeoState) -> ObjectState {
         let m = g.ecef_motion();
         let [x, y] = self.xy(sub(m.p, self.origin));
         let [vx, vy] = self.xy(m.v);
@@ -72,7 +80,7 @@ impl Frame {
 
 /// How far an object's footprint can get from its position at `T` within the horizon,
 /// plus half the margin: two objects farther apart than the sum of their reaches never meet.
-fn reach(g: &GeoState, at: f64, horizon: f64, margin: f64) -> (V3, f64) {
+pub(crate) fn reach(g: &GeoState, at: f64, horizon: f64, margin: f64) -> (V3, f64) {
     let m = g.ecef_motion();
     let dt = at - g.t();
     let v = add(m.v, scale(m.a, dt));
@@ -86,7 +94,7 @@ fn reach(g: &GeoState, at: f64, horizon: f64, margin: f64) -> (V3, f64) {
     (m.at(dt), r)
 }
 
-fn tile_of(p: V3, edge: f64) -> [i64; 3] {
+pub(crate) fn tile_of(p: V3, edge: f64) -> [i64; 3] {
     p.map(|x| (x / edge).floor() as i64)
 }
 
@@ -126,30 +134,43 @@ pub fn geo_collisions<S: Borrow<GeoState> + Sync>(
             "a geographic state moves too far to place in any frame".into(),
         ));
     }
-    let edge = (2.0 * GUEST_SLACK * reach_max + 1.0).max(MIN_TILE);
+    // Tiles are always MIN_TILE wide, so a pair's frame is never far from its owner; guests
+    // come from as many tiles around as the largest reach needs.
+    let edge = MIN_TILE;
     let mut tiles: BTreeMap<[i64; 3], Vec<usize>> = BTreeMap::new();
     for (i, (p, _)) in placed.iter().enumerate() {
         tiles.entry(tile_of(*p, edge)).or_default().push(i);
     }
+    let guest_reach = |b: usize| (placed[b].1 + reach_max) * GUEST_SLACK + 1.0;
+    let k = ((2.0 * GUEST_SLACK * reach_max + 1.0) / edge).ceil() as i64;
+    let offsets = (2 * k + 1).checked_pow(3).unwrap_or(i64::MAX);
 
     let mut stats = QueryStats::default();
     let mut pairs = Vec::new();
     for (&key, home) in &tiles {
-        // The frame's centre: the surface point below the home objects' mean.
-        let mean = home.iter().fold([0.0; 3], |s, &i| add(s, placed[i].0));
-        let (lat, lon) = to_geodetic(scale(mean, 1.0 / home.len() as f64));
-        let frame = Frame::at(lat, lon);
+        let frame = Frame::of_tile(key, edge);
         let mut members = home.clone();
-        for dk in neighbours() {
-            let nk = [key[0] + dk[0], key[1] + dk[1], key[2] + dk[2]];
-            let Some(others) = tiles.get(&nk) else {
-                continue;
-            };
+        let mut take = |others: &Vec<usize>| {
             // A guest is any object that could reach some object of this tile.
-            members.extend(others.iter().copied().filter(|&b| {
-                let (p, r) = placed[b];
-                distance_to_tile(p, key, edge) <= (r + reach_max) * GUEST_SLACK + 1.0
-            }));
+            members.extend(
+                others
+                    .iter()
+                    .copied()
+                    .filter(|&b| distance_to_tile(placed[b].0, key, edge) <= guest_reach(b)),
+            );
+        };
+        if offsets <= tiles.len() as i64 {
+            for dk in neighbours(k) {
+                let nk = [key[0] + dk[0], key[1] + dk[1], key[2] + dk[2]];
+                if let Some(others) = tiles.get(&nk) {
+                    take(others);
+                }
+            }
+        } else {
+            // Reaches span more tiles than there are: look at every other tile.
+            for (_, others) in tiles.iter().filter(|(nk, _)| **nk != key) {
+                take(others);
+            }
         }
         let states: Vec<ObjectState> = members
             .par_iter()
@@ -186,9 +207,9 @@ pub fn geo_collisions<S: Borrow<GeoState> + Sync>(
     })
 }
 
-/// The 26 tiles around one tile.
-fn neighbours() -> impl Iterator<Item = [i64; 3]> {
-    (-1..=1)
-        .flat_map(|x| (-1..=1).flat_map(move |y| (-1..=1).map(move |z| [x, y, z])))
+/// The tiles within `k` of one tile, itself excepted.
+fn neighbours(k: i64) -> impl Iterator<Item = [i64; 3]> {
+    (-k..=k)
+        .flat_map(move |x| (-k..=k).flat_map(move |y| (-k..=k).map(move |z| [x, y, z])))
         .filter(|d| *d != [0, 0, 0])
 }

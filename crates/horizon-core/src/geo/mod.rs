@@ -4,24 +4,24 @@
 //! ## The frame
 //! Each state's horizontal motion is a straight line (a parabola with acceleration) in the
 //! plane tangent to the ellipsoid at its reported position, taken in Earth-centred
-//! Earth-fixed (ECEF) coordinates. A query groups objects into tiles of ECEF space and
-//! answers each tile in a *local frame*: the orthographic projection onto the tangent plane
-//! at the tile's centre (x east, y north, metres) with z = altitude. The projection is
-//! linear, so straight lines stay straight and the engine's exact solver applies unchanged.
-//! A pair is answered in the frame of the tile that holds its first object, which holds
-//! every object that could reach it.
+//! Earth-fixed (ECEF) coordinates. A query groups objects into 200 km tiles of ECEF space
+//! and answers each pair in the *local frame* of its first object's tile: the orthographic
+//! projection onto the tangent plane at the surface point below the tile's centre (x east,
+//! y north, metres) with z = altitude. The projection is linear, so straight lines stay
+//! straight and the engine's exact solver applies unchanged. A tile's frame also holds, as
+//! guests, every object from the tiles around that could reach one of its objects.
 //!
 //! ## Error bound
 //! The projection shortens a horizontal distance by at most the cosine of its angle to the
-//! frame plane, i.e. `1 − cos(D / R)` for a pair `D` metres from the frame's centre: 0.03%
-//! at 150 km, 0.3% at 500 km. Tiles are 200 km (or twice the largest reach, `speed × h` plus
-//! size and margin, if that is more), so for reaches up to 100 km every pair is within
-//! about 450 km of its frame's centre and distances agree with WGS84 geodesics to better
-//! than 0.5%. ECEF has no seam at the antimeridian and no singularity at the poles.
+//! frame plane, i.e. `1 − cos(D / R)` for a pair `D` metres from the frame's centre. A tile's
+//! objects are within about 175 km of its centre and a contact happens within the pair's
+//! reach (`speed × h` plus size and margin) of them: for reaches up to 100 km, `D` < 275 km
+//! and the error is under 0.1%; for 450 km (an airliner over 30 minutes), under 0.5%. ECEF
+//! has no seam at the antimeridian and no singularity at the poles.
 
-mod frame;
+pub(crate) mod frame;
 mod state;
-mod wgs84;
+pub(crate) mod wgs84;
 
 pub use frame::geo_collisions;
 pub use state::{GeoState, GeoStateInput, Hull};

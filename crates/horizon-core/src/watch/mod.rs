@@ -1,0 +1,678 @@
+//! Standing watches: one query's predicted conflict set, kept up to date as states arrive
+//! instead of re-running the query (the GPCD paper leaves this as future work).
+//!
+//! ## How
+//! The watch looks ahead: it tracks every pair that can touch within `[T₀, T₀ + h + L]`
+//! (`T₀` the clock at the last full index, `L` the lookahead). Each tracked pair carries its
+//! next contact interval, and sits in a queue by contact time until the horizon reaches it;
+//! then it is *due* and solved exactly at every clock step. So:
+//! - an update re-solves only the updated objects against their neighbours in a dynamic
+//!   hash grid of swept boxes (one for metric space, one for ECEF);
+//! - a delete drops the object's pairs;
+//! - the advancing clock moves pairs from the queue into the answer, and out again when
+//!   their contact is over;
+//! - when the clock passes `T₀ + L`, everything is re-indexed from scratch (the periodic
+//!   full re-check).
+//!
+//! The answer ([`Watch::pairs`]) is the same as a fresh [`crate::query_objects`] at the
+//! watch's clock, pair for pair and number for number: due pairs are solved with the same
+//! solver, in the same order of the two objects, and geographic pairs in the same frame
+//! (the one of their first object's tile, which depends on nothing else).
+
+mod grid;
+
+use std::cmp::Ordering;
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
+
+use grid::DynGrid;
+
+use crate::contact::{ContactOptions, PairContact, pair_contact};
+use crate::error::QueryError;
+use crate::filter::PairFilter;
+use crate::geo::frame::{Frame, GUEST_SLACK, MIN_TILE, reach, tile_of};
+use crate::geo::{GeoState, PairGeo, PairPositions};
+use crate::motion::{Aabb, Body};
+use crate::object::Object;
+use crate::query::{CollisionPair, sort_pairs};
+use crate::state::ObjectState;
+
+/// What a watch watches.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WatchParams {
+    /// Horizon `h`, seconds.
+    pub horizon: f64,
+    /// Safety margin.
+    pub margin: f64,
+    /// Alarm rules.
+    pub filter: PairFilter,
+    /// How far past the horizon pairs are tracked; the clock may advance this far before a
+    /// full re-index. Longer: fewer re-indexes, more pairs tracked.
+    pub lookahead: f64,
+    /// An `updated` change needs the predicted contact to move by more than this (seconds)...
+    pub update_seconds: f64,
+    /// ...or the closest approach by more than this.
+    pub update_distance: f64,
+}
+
+impl WatchParams {
+    /// Horizon and margin, no filter, a lookahead of one horizon (at least 10 s).
+    pub fn new(horizon: f64, margin: f64) -> Self {
+        WatchParams {
+            horizon,
+            margin,
+            filter: PairFilter::default(),
+            lookahead: horizon.max(10.0),
+            update_seconds: 1.0,
+            update_distance: 1.0,
+        }
+    }
+
+    fn validate(&self) -> Result<(), QueryError> {
+        ContactOptions::new(0.0, self.horizon)
+            .with_margin(self.margin)
+            .validate()?;
+        self.filter.validate()?;
+        if !(self.lookahead.is_finite() && self.lookahead > 0.0) {
+            return Err(QueryError::BadFilter(format!(
+                "`lookahead` must be a finite number > 0, got {}",
+                self.lookahead
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// How the answer changed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Change {
+    /// A pair entered the answer.
+    Predicted(CollisionPair),
+    /// A pair's predicted contact or closest approach moved beyond the tolerances.
+    Updated(CollisionPair),
+    /// A pair left the answer before its contact was over: a state changed, an object was
+    /// deleted or went stale, or a filter now drops it.
+    Cleared(CollisionPair),
+    /// A pair left the answer because its contact is over.
+    Passed(CollisionPair),
+}
+
+impl Change {
+    /// The pair, as last known.
+    pub fn pair(&self) -> &CollisionPair {
+        match self {
+            Change::Predicted(p) | Change::Updated(p) | Change::Cleared(p) | Change::Passed(p) => p,
+        }
+    }
+    /// `predicted`, `updated`, `cleared` or `passed`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Change::Predicted(_) => "predicted",
+            Change::Updated(_) => "updated",
+            Change::Cleared(_) => "cleared",
+            Change::Passed(_) => "passed",
+        }
+    }
+}
+
+/// Slots of the two objects, the one with the smaller id first.
+type Key = (u32, u32);
+
+struct Slot {
+    object: Arc<Object>,
+    aabb: Aabb,
+    partners: HashSet<u32>,
+}
+
+/// A queue entry: due when the horizon reaches `t`.
+#[derive(Clone, Copy, PartialEq)]
+struct Queued(f64, Key);
+impl Eq for Queued {}
+impl PartialOrd for Queued {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Queued {
+    fn cmp(&self, o: &Self) -> Ordering {
+        self.0.total_cmp(&o.0).then(self.1.cmp(&o.1))
+    }
+}
+
+/// Slack on "due": a pair whose tracked contact is within this much past the horizon is
+/// solved exactly anyway (tracked times may come from another frame).
+const DUE_SLACK: f64 = 1e-3;
+
+/// One standing query, maintained incrementally.
+pub struct Watch {
+    params: WatchParams,
+    ids: HashMap<Arc<str>, u32>,
+    slots: Vec<Option<Slot>>,
+    free: Vec<u32>,
+    clock: f64,
+    t_index: f64,
+    t_end: f64,
+    grids: [DynGrid; 2],
+    /// Tracked pairs and the start of their next contact (absolute time).
+    tracks: HashMap<Key, f64>,
+    queue: BTreeSet<Queued>,
+    due: HashSet<Key>,
+    answer: HashMap<Key, CollisionPair>,
+    reported: HashMap<Key, CollisionPair>,
+    /// Pairs the clock carried out of the answer since the last report.
+    retired: HashSet<Key>,
+    reindexes: u64,
+}
+
+fn space(o: &Object) -> usize {
+    match o {
+        Object::Metric(_) => 0,
+        Object::Geo(_) => 1,
+    }
+}
+
+impl Watch {
+    /// An empty watch.
+    pub fn new(params: WatchParams) -> Result<Watch, QueryError> {
+        params.validate()?;
+        Ok(Watch {
+            params,
+            ids: HashMap::new(),
+            slots: Vec::new(),
+            free: Vec::new(),
+            clock: f64::NEG_INFINITY,
+            t_index: f64::NEG_INFINITY,
+            t_end: f64::NEG_INFINITY,
+            grids: Default::default(),
+            tracks: HashMap::new(),
+            queue: BTreeSet::new(),
+            due: HashSet::new(),
+            answer: HashMap::new(),
+            reported: HashMap::new(),
+            retired: HashSet::new(),
+            reindexes: 0,
+        })
+    }
+
+    /// What it watches.
+    pub fn params(&self) -> &WatchParams {
+        &self.params
+    }
+
+    /// The watch's clock: the latest time it has seen.
+    pub fn clock(&self) -> Option<f64> {
+        self.clock.is_finite().then_some(self.clock)
+    }
+
+    /// Objects watched.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// True when nothing is watched.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Full re-indexes so far.
+    pub fn reindexes(&self) -> u64 {
+        self.reindexes
+    }
+
+    /// Pairs tracked ahead of the horizon (for statistics).
+    pub fn tracked(&self) -> usize {
+        self.tracks.len()
+    }
+
+    /// The current answer, in answer order.
+    pub fn pairs(&self) -> Vec<CollisionPair> {
+        let mut v: Vec<CollisionPair> = self.answer.values().cloned().collect();
+        sort_pairs(&mut v);
+        v
+    }
+
+    /// New or replaced states; the clock moves to the latest `t` if that is later.
+    pub fn upsert(&mut self, objects: &[Arc<Object>]) -> Vec<Change> {
+        let latest = objects.iter().map(|o| o.t()).fold(self.clock, f64::max);
+        self.clock = latest;
+        let mut updated = Vec::with_capacity(objects.len());
+        for o in objects {
+            let i = match self.ids.get(o.id()) {
+                Some(&i) => {
+                    self.forget(i);
+                    i
+                }
+                None => {
+                    let i = self.free.pop().unwrap_or_else(|| {
+                        self.slots.push(None);
+                        (self.slots.len() - 1) as u32
+                    });
+                    self.ids.insert(Arc::from(o.id()), i);
+                    i
+                }
+            };
+            self.slots[i as usize] = Some(Slot {
+                object: o.clone(),
+                aabb: Aabb {
+                    lo: [0.0; 3],
+                    hi: [0.0; 3],
+                },
+                partners: HashSet::new(),
+            });
+            updated.push(i);
+        }
+        if self.clock > self.t_index + self.params.lookahead {
+            self.reindex();
+        } else {
+            let mut batch: HashSet<u32> = HashSet::new();
+            for &i in &updated {
+                let aabb = self.swept(i, self.clock);
+                let s = self.slots[i as usize].as_mut().expect("just stored");
+                s.aabb = aabb;
+                let sp = space(&s.object);
+                self.grids[sp].insert(i, &aabb);
+                batch.insert(i);
+            }
+            let mut near = Vec::new();
+            for &i in &updated {
+                near.clear();
+                let (sp, aabb) = {
+                    let s = self.slots[i as usize].as_ref().expect("live");
+                    (space(&s.object), s.aabb)
+                };
+                self.grids[sp].query(&aabb, &mut near);
+                near.sort_unstable();
+                near.dedup();
+                for &j in &near {
+                    // A pair of two updated objects is tracked once, from its smaller slot.
+                    if j == i || (batch.contains(&j) && j < i) {
+                        continue;
+                    }
+                    self.track(i, j);
+                }
+            }
+            self.step();
+        }
+        self.changes()
+    }
+
+    /// Removes an object; `false` if it was not watched.
+    pub fn delete(&mut self, id: &str) -> (bool, Vec<Change>) {
+        let Some(i) = self.ids.remove(id) else {
+            return (false, Vec::new());
+        };
+        self.forget(i);
+        self.slots[i as usize] = None;
+        self.free.push(i);
+        (true, self.changes())
+    }
+
+    /// Moves the clock forward (it never goes back).
+    pub fn advance(&mut self, clock: f64) -> Vec<Change> {
+        if clock > self.clock {
+            self.clock = clock;
+            if self.clock > self.t_index + self.params.lookahead {
+                self.reindex();
+            } else {
+                self.step();
+            }
+        }
+        self.changes()
+    }
+
+    /// Re-indexes everything from scratch now (the periodic full re-check) and returns the
+    /// changes it finds, which are none unless the incremental state had drifted.
+    pub fn recheck(&mut self) -> Vec<Change> {
+        if self.clock.is_finite() {
+            self.reindex();
+        }
+        self.changes()
+    }
+
+    // ---- internals ----
+
+    fn object(&self, i: u32) -> &Object {
+        &self.slots[i as usize].as_ref().expect("live slot").object
+    }
+
+    fn key(&self, i: u32, j: u32) -> Key {
+        if self.object(i).id() < self.object(j).id() {
+            (i, j)
+        } else {
+            (j, i)
+        }
+    }
+
+    /// Drops everything known about slot `i`'s pairs and its place in the grid.
+    fn forget(&mut self, i: u32) {
+        let Some(s) = self.slots[i as usize].as_mut() else {
+            return;
+        };
+        let partners: Vec<u32> = s.partners.drain().collect();
+        let (sp, aabb) = (space(&s.object), s.aabb);
+        self.grids[sp].remove(i, &aabb);
+        for j in partners {
+            if let Some(o) = self.slots[j as usize].as_mut() {
+                o.partners.remove(&i);
+            }
+            let key = if self.ids_order(i, j) { (i, j) } else { (j, i) };
+            self.untrack(key);
+        }
+    }
+
+    /// Whether slot `i`'s id sorts before slot `j`'s (both live).
+    fn ids_order(&self, i: u32, j: u32) -> bool {
+        self.object(i).id() < self.object(j).id()
+    }
+
+    fn untrack(&mut self, key: Key) {
+        if let Some(t) = self.tracks.remove(&key) {
+            self.queue.remove(&Queued(t, key));
+        }
+        self.due.remove(&key);
+        self.answer.remove(&key);
+    }
+
+    /// The box slot `i` sweeps from `from` to the end of the tracked window.
+    fn swept(&self, i: u32, from: f64) -> Aabb {
+        let span = (self.t_end - from).max(0.0);
+        let m = self.params.margin;
+        match self.object(i) {
+            Object::Metric(s) => Body::new(s, from, span).swept_box(span, 0.5 * m),
+            Object::Geo(g) => {
+                // ECEF: the surface track, grown by the footprint's reach and the margin,
+                // with the slack the frames' projection needs.
+                let mo = g.ecef_motion();
+                let dt = from - g.t();
+                let (p, r0) = reach(g, from, 0.0, 0.0);
+                let v = std::array::from_fn(|j| mo.v[j] + mo.a[j] * dt);
+                let body = Body {
+                    p,
+                    v,
+                    a: mo.a,
+                    w: [0.0; 3],
+                    r: 0.0,
+                    scale: crate::geo::wgs84::norm(p),
+                };
+                body.swept_box(span, GUEST_SLACK * (r0 + 0.5 * m) + 1.0)
+            }
+        }
+    }
+
+    /// Solves a pair exactly over `[at, at + horizon]`, in its frame; with the states the
+    /// filter looks at.
+    fn solve(&self, key: Key, at: f64, horizon: f64) -> Option<(PairContact, Pair<'_>)> {
+        let opts = ContactOptions::new(at, horizon).with_margin(self.params.margin);
+        let pair = match (self.object(key.0), self.object(key.1)) {
+            (Object::Metric(a), Object::Metric(b)) => Pair::Metric(a, b),
+            (Object::Geo(a), Object::Geo(b)) => {
+                let frame = self.frame_for(a, at);
+                Pair::Geo(a, b, Box::new((frame.project(a), frame.project(b))))
+            }
+            _ => return None,
+        };
+        let (a, b) = pair.states();
+        let c = pair_contact(a, b, &opts).ok().flatten()?;
+        Some((c, pair))
+    }
+
+    /// The frame of the tile holding `a` at `at`: tiles are fixed between re-indexes.
+    fn frame_for(&self, a: &GeoState, at: f64) -> Frame {
+        let (p, _) = reach(a, at, 0.0, 0.0);
+        Frame::of_tile(tile_of(p, MIN_TILE), MIN_TILE)
+    }
+
+    /// Starts tracking the pair of slots `i`, `j` if it can touch in the tracked window.
+    fn track(&mut self, i: u32, j: u32) {
+        if space(self.object(i)) != space(self.object(j)) {
+            return;
+        }
+        let key = self.key(i, j);
+        let span = self.t_end - self.clock;
+        let Some((c, _)) = self.solve(key, self.clock, span.max(0.0)) else {
+            return;
+        };
+        self.slots[i as usize]
+            .as_mut()
+            .expect("live")
+            .partners
+            .insert(j);
+        self.slots[j as usize]
+            .as_mut()
+            .expect("live")
+            .partners
+            .insert(i);
+        self.schedule(key, c.t_contact);
+    }
+
+    /// Files a tracked pair by the start of its next contact: due now, or queued.
+    fn schedule(&mut self, key: Key, t_contact: f64) {
+        if let Some(old) = self.tracks.insert(key, t_contact) {
+            self.queue.remove(&Queued(old, key));
+        }
+        if t_contact <= self.clock + self.params.horizon + DUE_SLACK {
+            self.due.insert(key);
+        } else {
+            self.due.remove(&key);
+            self.queue.insert(Queued(t_contact, key));
+        }
+    }
+
+    fn fresh(&self, i: u32) -> bool {
+        self.params
+            .filter
+            .max_age
+            .is_none_or(|m| self.clock - self.object(i).t() <= m)
+    }
+
+    /// Brings the answer to the clock: queued pairs the horizon has reached become due, and
+    /// every due pair is solved exactly.
+    fn step(&mut self) {
+        let reach = self.clock + self.params.horizon + DUE_SLACK;
+        while let Some(&q) = self.queue.first() {
+            if q.0 > reach {
+                break;
+            }
+            self.queue.pop_first();
+            self.due.insert(q.1);
+        }
+        let due: Vec<Key> = self.due.iter().copied().collect();
+        for key in due {
+            self.evaluate(key);
+        }
+    }
+
+    /// Solves one due pair at the clock and files it: in the answer, due but filtered,
+    /// queued for a later contact, or dropped.
+    fn evaluate(&mut self, key: Key) {
+        let (at, h) = (self.clock, self.params.horizon);
+        match self.solve(key, at, h) {
+            Some((c, pair)) => {
+                let (a, b) = pair.states();
+                let keep =
+                    self.fresh(key.0) && self.fresh(key.1) && self.params.filter.keeps(a, b, at);
+                let answer = keep.then(|| self.answer_pair(key, c, &pair));
+                match answer {
+                    Some(p) => self.answer.insert(key, p),
+                    None => self.answer.remove(&key),
+                };
+            }
+            None => {
+                // The states are the ones answered before (an update would have removed the
+                // pair first): the clock has carried the contact away.
+                if self.answer.remove(&key).is_some() {
+                    self.retired.insert(key);
+                }
+                // Nothing within the horizon: is there a later contact in the window?
+                let span = (self.t_end - at).max(0.0);
+                match self.solve(key, at, span) {
+                    Some((c, _)) => self.schedule(key, c.t_contact),
+                    None => {
+                        self.tracks.remove(&key);
+                        self.due.remove(&key);
+                        self.unlink(key);
+                    }
+                }
+            }
+        }
+    }
+
+    fn unlink(&mut self, (i, j): Key) {
+        if let Some(s) = self.slots[i as usize].as_mut() {
+            s.partners.remove(&j);
+        }
+        if let Some(s) = self.slots[j as usize].as_mut() {
+            s.partners.remove(&i);
+        }
+    }
+
+    fn answer_pair(&self, key: Key, c: PairContact, pair: &Pair<'_>) -> CollisionPair {
+        let (oa, ob) = (self.object(key.0), self.object(key.1));
+        let geo = match pair {
+            Pair::Geo(a, b, _) => {
+                let at_time = |s: f64| PairPositions {
+                    a: a.position_at(s),
+                    b: b.position_at(s),
+                };
+                Some(PairGeo {
+                    contact: at_time(c.t_contact),
+                    closest: at_time(c.t_min_distance),
+                })
+            }
+            Pair::Metric(..) => None,
+        };
+        CollisionPair {
+            a: oa.id().to_string(),
+            b: ob.id().to_string(),
+            contact: c,
+            age_a: self.clock - oa.t(),
+            age_b: self.clock - ob.t(),
+            geo,
+        }
+    }
+
+    /// Rebuilds the grids and the tracked pairs from scratch at the clock.
+    fn reindex(&mut self) {
+        self.reindexes += 1;
+        self.t_index = self.clock;
+        self.t_end = self.clock + self.params.horizon + self.params.lookahead;
+        self.tracks.clear();
+        self.queue.clear();
+        self.due.clear();
+        let before: Vec<Key> = self.answer.drain().map(|(k, _)| k).collect();
+        let live: Vec<u32> = self.ids.values().copied().collect();
+        for &i in &live {
+            let aabb = self.swept(i, self.clock);
+            let s = self.slots[i as usize].as_mut().expect("live");
+            s.aabb = aabb;
+            s.partners.clear();
+        }
+        for sp in 0..2 {
+            let boxes: Vec<Aabb> = live
+                .iter()
+                .filter(|&&i| space(self.object(i)) == sp)
+                .map(|&i| self.slots[i as usize].as_ref().expect("live").aabb)
+                .collect();
+            self.grids[sp] = DynGrid::sized_for(boxes.iter(), 2.0);
+        }
+        for &i in &live {
+            let s = self.slots[i as usize].as_ref().expect("live");
+            let (sp, aabb) = (space(&s.object), s.aabb);
+            self.grids[sp].insert(i, &aabb);
+        }
+        let mut near = Vec::new();
+        for &i in &live {
+            near.clear();
+            let s = self.slots[i as usize].as_ref().expect("live");
+            let (sp, aabb) = (space(&s.object), s.aabb);
+            self.grids[sp].query(&aabb, &mut near);
+            near.sort_unstable();
+            near.dedup();
+            for &j in &near {
+                if j > i {
+                    let bj = self.slots[j as usize].as_ref().expect("live").aabb;
+                    if aabb.overlaps(&bj) {
+                        self.track(i, j);
+                    }
+                }
+            }
+        }
+        self.step();
+        // Only the clock moved for these (updated objects left the answer before): a pair
+        // gone without being due any more has passed.
+        for k in before {
+            if !self.answer.contains_key(&k) && !self.due.contains(&k) {
+                self.retired.insert(k);
+            }
+        }
+    }
+
+    /// Compares the answer with what was last reported.
+    fn changes(&mut self) -> Vec<Change> {
+        let mut out = Vec::new();
+        let (tol_t, tol_d) = (self.params.update_seconds, self.params.update_distance);
+        for (key, p) in &self.answer {
+            match self.reported.get(key) {
+                None => out.push(Change::Predicted(p.clone())),
+                Some(old) => {
+                    // An ongoing contact's t_contact is the clock: that is not news.
+                    let moved = (p.contact.t_contact - old.contact.t_contact).abs() > tol_t
+                        && p.contact.t_contact > self.clock;
+                    let cpa = (p.contact.min_distance - old.contact.min_distance).abs() > tol_d;
+                    if moved || cpa {
+                        out.push(Change::Updated(p.clone()));
+                    }
+                }
+            }
+        }
+        for (key, old) in &self.reported {
+            if !self.answer.contains_key(key) {
+                out.push(if self.retired.contains(key) {
+                    Change::Passed(old.clone())
+                } else {
+                    Change::Cleared(old.clone())
+                });
+            }
+        }
+        self.retired.clear();
+        for c in &out {
+            let key = self.ids_key(c.pair());
+            match c {
+                Change::Predicted(p) | Change::Updated(p) => {
+                    if let Some(k) = key {
+                        self.reported.insert(k, p.clone());
+                    }
+                }
+                Change::Cleared(_) | Change::Passed(_) => {}
+            }
+        }
+        self.reported.retain(|k, _| self.answer.contains_key(k));
+        out.sort_by(|x, y| {
+            let (p, q) = (x.pair(), y.pair());
+            p.contact
+                .t_contact
+                .total_cmp(&q.contact.t_contact)
+                .then_with(|| (&p.a, &p.b).cmp(&(&q.a, &q.b)))
+        });
+        out
+    }
+
+    fn ids_key(&self, p: &CollisionPair) -> Option<Key> {
+        Some((*self.ids.get(p.a.as_str())?, *self.ids.get(p.b.as_str())?))
+    }
+}
+
+/// The two states of a pair as the solver and the filter see them.
+enum Pair<'a> {
+    Metric(&'a ObjectState, &'a ObjectState),
+    Geo(&'a GeoState, &'a GeoState, Box<(ObjectState, ObjectState)>),
+}
+
+impl Pair<'_> {
+    fn states(&self) -> (&ObjectState, &ObjectState) {
+        match self {
+            Pair::Metric(a, b) => (a, b),
+            Pair::Geo(_, _, p) => (&p.0, &p.1),
+        }
+    }
+}
