@@ -3,6 +3,7 @@
 //! - `cli_collide`: `horizondb collide` answers, formats and input errors;
 //! - `cli_gen`: `horizondb gen` scenes;
 //! - `harbor`: the NY Harbor AIS hour replayed into a server, against an independent oracle;
+//! - `watch`: `GET /v1/watch` server-sent events against fresh queries;
 //! - `server`: `horizondb serve` over HTTP: ingest, queries, kill -9, torn logs, TTL.
 
 mod cli_bench;
@@ -11,3 +12,4 @@ mod cli_gen;
 mod harbor;
 mod server;
 mod util;
+mod watch;

@@ -51,7 +51,7 @@ pub use query::{
     UnknownAlgorithm, collisions, collisions_filtered, collisions_of,
 };
 pub use state::{MAX_ID_BYTES, ObjectState, Shape, ShapeInput, StateInput};
-pub use watch::{Change, Watch, WatchParams};
+pub use watch::{Change, Debouncer, Watch, WatchParams};
 pub use window::{WindowError, WindowHit, window_query};
 
 /// Entry points for the micro-benchmarks in `horizon-bench` (swept boxes, grid build).

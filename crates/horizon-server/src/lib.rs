@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 
 mod error;
+pub mod hub;
 mod metrics;
 mod params;
 mod routes;
@@ -33,12 +34,15 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
     /// AIS decoding state that spans requests: multi-part messages and static data.
     pub nmea: Arc<Mutex<NmeaDecoder>>,
+    /// Standing watches (`/v1/watch`).
+    pub hub: hub::Hub,
 }
 
 impl AppState {
     /// Fresh state over a store.
     pub fn new(store: Arc<Store>) -> Self {
         AppState {
+            hub: hub::Hub::start(&store),
             store,
             metrics: Arc::new(Metrics::default()),
             nmea: Arc::default(),
@@ -74,6 +78,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("POST", "/v1/queries/window"),
     ("POST", "/v1/ingest/csv"),
     ("POST", "/v1/ingest/nmea"),
+    ("GET", "/v1/watch"),
     ("GET", "/healthz"),
     ("GET", "/metrics"),
     ("GET", "/openapi.json"),
@@ -82,7 +87,7 @@ pub const ROUTES: &[(&str, &str)] = &[
 
 /// The HTTP application.
 pub fn app(state: AppState, cfg: ServerConfig) -> Router {
-    use routes::{ingest, meta, objects, queries};
+    use routes::{ingest, meta, objects, queries, watch};
     Router::new()
         .route("/v1/objects", post(objects::post_batch).get(objects::list))
         .route(
@@ -99,6 +104,7 @@ pub fn app(state: AppState, cfg: ServerConfig) -> Router {
         .route("/v1/queries/window", post(queries::window))
         .route("/v1/ingest/csv", post(ingest::csv))
         .route("/v1/ingest/nmea", post(ingest::nmea))
+        .route("/v1/watch", get(watch::watch))
         .route("/healthz", get(meta::healthz))
         .route("/metrics", get(meta::metrics))
         .route("/openapi.json", get(meta::openapi_json))

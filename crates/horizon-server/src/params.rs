@@ -107,3 +107,15 @@ impl Params {
         }
     }
 }
+
+/// The alarm rules: `min_speed`, `exclude_status`, `max_age`, `same_group`.
+pub fn filter_params(p: &Params) -> Result<horizon_core::PairFilter, ApiError> {
+    let filter = horizon_core::PairFilter {
+        min_speed: p.f64("min_speed")?.unwrap_or(0.0),
+        passive_status: p.list("exclude_status"),
+        same_group: p.bool("same_group")?.unwrap_or(true),
+        max_age: p.f64("max_age")?,
+    };
+    filter.validate().map_err(crate::routes::query_error)?;
+    Ok(filter)
+}

@@ -132,39 +132,79 @@ pub struct Stored {
     pub received_at: f64,
 }
 
-#[derive(Debug, Default)]
+/// What a write did to the table: sent to the observer in the order writes were applied,
+/// each with its sequence number.
+#[derive(Debug, Clone)]
+pub enum Applied {
+    /// These objects were stored (replacing any older state of theirs).
+    Upsert(Vec<Arc<Object>>),
+    /// These ids were removed (deleted, or expired by the TTL).
+    Remove(Vec<String>),
+}
+
+/// Called with every applied write, in order, under the table's lock: keep it quick (send
+/// it somewhere).
+pub type Observer = Box<dyn Fn(u64, Applied) + Send + Sync>;
+
+#[derive(Default)]
 struct Table {
     objects: BTreeMap<Arc<str>, Stored>,
     clock: Option<f64>,
+    /// Writes applied so far.
+    seq: u64,
+    observer: Option<Observer>,
 }
 
 impl Table {
     /// Stores `s` as written at `received_at`, unless it has already expired.
-    fn put(&mut self, s: Object, received_at: f64, ttl: Option<f64>, now: f64) {
+    fn put(
+        &mut self,
+        s: Object,
+        received_at: f64,
+        ttl: Option<f64>,
+        now: f64,
+    ) -> Option<Arc<Object>> {
         if ttl.is_some_and(|ttl| now - received_at > ttl) {
             self.objects.remove(s.id());
-            return;
+            return None;
         }
         let state = Arc::new(s);
-        self.objects
-            .insert(Arc::from(state.id()), Stored { state, received_at });
+        self.objects.insert(
+            Arc::from(state.id()),
+            Stored {
+                state: state.clone(),
+                received_at,
+            },
+        );
+        Some(state)
     }
 
     /// Applies an operation, taking its states (no copies).
     fn apply(&mut self, op: Op, ttl: Option<f64>, now: f64) {
-        match op {
+        self.seq += 1;
+        let applied = match op {
             Op::Upsert {
                 received_at,
                 states,
             } => {
+                let mut stored = Vec::with_capacity(states.len());
                 for s in states {
                     self.clock = Some(self.clock.map_or(s.t(), |c| c.max(s.t())));
-                    self.put(s, received_at, ttl, now);
+                    stored.extend(self.put(s, received_at, ttl, now));
                 }
+                Applied::Upsert(stored)
             }
             Op::Delete { id, .. } => {
                 self.objects.remove(id.as_str());
+                Applied::Remove(vec![id])
             }
+        };
+        self.notify(applied);
+    }
+
+    fn notify(&mut self, applied: Applied) {
+        if let Some(f) = &self.observer {
+            f(self.seq, applied);
         }
     }
 }
@@ -176,6 +216,8 @@ pub struct Snapshot {
     pub states: Vec<Arc<Object>>,
     /// The database clock: the latest `t` ever ingested.
     pub clock: Option<f64>,
+    /// Writes applied when it was taken (see [`Store::observe`]).
+    pub seq: u64,
 }
 
 /// The answer to a write.
@@ -466,7 +508,14 @@ impl Store {
                 .map(|s| s.state.clone())
                 .collect(),
             clock: t.clock,
+            seq: t.seq,
         }
+    }
+
+    /// From now on, every applied write is also sent to `observer`, in the order the table
+    /// applied them (a snapshot's `seq` says which writes it already holds). One observer.
+    pub fn observe(&self, observer: Observer) {
+        self.write().observer = Some(observer);
     }
 
     /// The database clock: the latest `t` ever ingested.
@@ -479,9 +528,22 @@ impl Store {
         let Some(ttl) = self.cfg.ttl else { return 0 };
         let now = now();
         let mut t = self.write();
-        let before = t.objects.len();
-        t.objects.retain(|_, s| now - s.received_at <= ttl);
-        before - t.objects.len()
+        let gone: Vec<String> = t
+            .objects
+            .iter()
+            .filter(|(_, s)| now - s.received_at > ttl)
+            .map(|(id, _)| id.to_string())
+            .collect();
+        for id in &gone {
+            t.objects.remove(id.as_str());
+        }
+        if !gone.is_empty() {
+            t.seq += 1;
+            let n = gone.len();
+            t.notify(Applied::Remove(gone));
+            return n;
+        }
+        0
     }
 
     /// Counters for metrics.

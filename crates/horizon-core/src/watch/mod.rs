@@ -19,7 +19,10 @@
 //! solver, in the same order of the two objects, and geographic pairs in the same frame
 //! (the one of their first object's tile, which depends on nothing else).
 
+mod debounce;
 mod grid;
+
+pub use debounce::Debouncer;
 
 use std::cmp::Ordering;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -68,7 +71,8 @@ impl WatchParams {
         }
     }
 
-    fn validate(&self) -> Result<(), QueryError> {
+    /// Checks that every number is usable.
+    pub fn validate(&self) -> Result<(), QueryError> {
         ContactOptions::new(0.0, self.horizon)
             .with_margin(self.margin)
             .validate()?;

@@ -5,6 +5,7 @@ pub mod ingest;
 pub mod meta;
 pub mod objects;
 pub mod queries;
+pub mod watch;
 
 use horizon_core::QueryError;
 

@@ -10,8 +10,8 @@ use axum::extract::rejection::{BytesRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
 use horizon_core::{
-    ContactOptions, Object, ObjectState, PairFilter, QueryParams, WindowError,
-    collisions_of_object, query_objects, window_query,
+    ContactOptions, Object, ObjectState, QueryParams, WindowError, collisions_of_object,
+    query_objects, window_query,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -20,7 +20,7 @@ use super::objects::body_error;
 use super::{blocking, geojson, query_error};
 use crate::AppState;
 use crate::error::ApiError;
-use crate::params::Params;
+use crate::params::{Params, filter_params};
 
 fn count(app: &AppState, t0: Instant) {
     app.metrics.query_requests.fetch_add(1, Ordering::Relaxed);
@@ -35,18 +35,6 @@ fn contact_params(p: &Params, clock: Option<f64>) -> Result<QueryParams, ApiErro
     let params = QueryParams::new(at, horizon).with_margin(margin);
     params.contact.validate().map_err(query_error)?;
     Ok(params)
-}
-
-/// The alarm rules: `min_speed`, `exclude_status`, `max_age`, `same_group`.
-fn filter_params(p: &Params) -> Result<PairFilter, ApiError> {
-    let filter = PairFilter {
-        min_speed: p.f64("min_speed")?.unwrap_or(0.0),
-        passive_status: p.list("exclude_status"),
-        same_group: p.bool("same_group")?.unwrap_or(true),
-        max_age: p.f64("max_age")?,
-    };
-    filter.validate().map_err(query_error)?;
-    Ok(filter)
 }
 
 /// Parameters every collision query accepts.
