@@ -3,17 +3,19 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use clap::Args;
+use horizon_core::Object;
 use horizon_server::{AppState, ServerConfig, app};
 use horizon_store::{FsyncMode, Store, StoreConfig};
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// Where the log and snapshots live (created if missing).
-    #[arg(long, default_value = "./horizondb-data")]
-    data_dir: PathBuf,
+    /// Where the log and snapshots live (created if missing) [default: ./horizondb-data, or
+    /// a fresh temporary directory with --demo].
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
     /// Address to listen on. Loopback by default; use 0.0.0.0:7878 to serve the network.
     #[arg(long, default_value = "127.0.0.1:7878")]
     bind: SocketAddr,
@@ -30,6 +32,65 @@ pub struct ServeArgs {
     /// Rotate the log and write a snapshot when a log segment passes this many bytes.
     #[arg(long, default_value_t = 64 << 20)]
     snapshot_bytes: u64,
+    /// Also play a bundled recording into the server, over and over, so the monitor page at
+    /// http://ADDR/ shows live predictions: `harbor` is the NY Harbor AIS hour.
+    #[arg(long, value_enum)]
+    demo: Option<Demo>,
+    /// Recorded seconds per wall-clock second in --demo.
+    #[arg(long, default_value_t = 30.0)]
+    demo_speed: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Demo {
+    /// The NY Harbor AIS hour of 2020-06-30 (datasets/ais).
+    Harbor,
+}
+
+/// The bundled recording, in the binary so `--demo` works from any directory.
+const HARBOR: &str = include_str!("../datasets/ais/marinecadastre_nyharbor_20200630_1h.csv");
+
+/// Plays the harbor hour into the store at `speed`×, shifting each pass by an hour so the
+/// clock keeps moving forward.
+fn play_demo(store: Arc<Store>, speed: f64) {
+    let read = match horizon_datasets::feeds::read_csv(HARBOR, None) {
+        Ok(r) => r,
+        Err(e) => return tracing::error!(error = %e, "the demo recording does not read"),
+    };
+    let mut states = read.states;
+    states.sort_by(|a, b| a.t.total_cmp(&b.t));
+    let Some(t0) = states.first().map(|s| s.t) else {
+        return;
+    };
+    let start = Instant::now();
+    for pass in 0u32.. {
+        let shift = 3600.0 * f64::from(pass);
+        let mut next = 0;
+        while next < states.len() {
+            let due = (states[next].t - t0 + shift) / speed;
+            if let Some(wait) = Duration::from_secs_f64(due).checked_sub(start.elapsed()) {
+                std::thread::sleep(wait);
+            }
+            let now = t0 - shift + start.elapsed().as_secs_f64() * speed;
+            let end = next + states[next..].partition_point(|s| s.t <= now.max(states[next].t));
+            let batch: Vec<Object> = states[next..end]
+                .iter()
+                .filter_map(|s| {
+                    let mut s = s.clone();
+                    s.t += shift;
+                    s.validate().ok().map(Object::from)
+                })
+                .collect();
+            if let Err(e) = store.upsert(batch) {
+                return tracing::error!(error = %e, "demo: the store refused a write");
+            }
+            next = end;
+        }
+        tracing::info!(
+            pass,
+            "demo: the harbor hour played; starting again an hour later"
+        );
+    }
 }
 
 pub fn run(args: ServeArgs) -> Result<(), String> {
@@ -49,9 +110,22 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         ttl: args.ttl,
         snapshot_bytes: args.snapshot_bytes,
     };
-    let (store, rec) = Store::open(&args.data_dir, cfg).map_err(|e| e.to_string())?;
+    if !(args.demo_speed.is_finite() && args.demo_speed > 0.0) {
+        return Err(format!(
+            "--demo-speed must be a number > 0, got {}",
+            args.demo_speed
+        ));
+    }
+    let data_dir = match (&args.data_dir, args.demo) {
+        (Some(d), _) => d.clone(),
+        (None, Some(_)) => {
+            std::env::temp_dir().join(format!("horizondb-demo-{}", std::process::id()))
+        }
+        (None, None) => PathBuf::from("./horizondb-data"),
+    };
+    let (store, rec) = Store::open(&data_dir, cfg).map_err(|e| e.to_string())?;
     tracing::info!(
-        dir = %args.data_dir.display(),
+        dir = %data_dir.display(),
         objects = rec.objects,
         records_replayed = rec.records_replayed,
         torn_bytes_dropped = rec.torn_bytes_dropped,
@@ -59,7 +133,8 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         "store recovered"
     );
     let store = Arc::new(store);
-    let state = AppState::new(store.clone());
+    let state = AppState::new(store.clone())?;
+    let hooks = state.hooks.clone();
     let router = app(
         state,
         ServerConfig {
@@ -75,6 +150,15 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         // The one line on stdout: scripts and tests read the address from it.
         println!("HorizonDB listening on http://{addr}");
         tracing::info!(%addr, "listening");
+        hooks.resume();
+        if let Some(Demo::Harbor) = args.demo {
+            tracing::info!(
+                speed = args.demo_speed,
+                "demo: playing the NY Harbor AIS hour; open http://{addr}/ for the monitor"
+            );
+            let (store, speed) = (store.clone(), args.demo_speed);
+            std::thread::spawn(move || play_demo(store, speed));
+        }
         if args.ttl.is_some() {
             let store = store.clone();
             tokio::spawn(async move {

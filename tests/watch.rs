@@ -138,3 +138,110 @@ fn bad_watch_parameters_are_400() {
         assert_eq!(s, 400, "{bad}: {v}");
     }
 }
+
+/// A tiny HTTP receiver: answers 500 to the first request and 204 after; keeps the bodies.
+fn receiver() -> (String, mpsc::Receiver<Value>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for (n, stream) in listener.incoming().enumerate() {
+            let Ok(mut stream) = stream else { return };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut len = 0;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                    break;
+                }
+                let lower = line.to_ascii_lowercase();
+                if let Some(v) = lower.strip_prefix("content-length:") {
+                    len = v.trim().parse().unwrap();
+                }
+                if line == "\r\n" {
+                    break;
+                }
+            }
+            let mut body = vec![0; len];
+            reader.read_exact(&mut body).unwrap();
+            let status = if n == 0 {
+                "500 Internal Server Error"
+            } else {
+                "204 No Content"
+            };
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            );
+            if n > 0 && tx.send(serde_json::from_slice(&body).unwrap()).is_err() {
+                return;
+            }
+        }
+    });
+    (url, rx)
+}
+
+#[test]
+fn webhooks_retry_and_survive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let srv = Server::start(&db, &[]);
+    let replay = |url: &str, until: &str| {
+        stdout(&horizondb(&[
+            "replay", FILE, "--url", url, "--speed", "0", "--until", until,
+        ]));
+    };
+    replay(&srv.url, "2020-06-30T00:10:00");
+    let (hook_url, got) = receiver();
+    let spec = serde_json::json!({"url": hook_url, "horizon": 600, "margin": 50, "min_speed": 0.5, "hold": 0});
+    let (s, v) = crate::util::send(
+        "POST",
+        &format!("{}/v1/hooks", srv.url),
+        "application/json",
+        &spec.to_string(),
+    );
+    assert_eq!(s, 201, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    // The first delivery gets a 500 and is retried.
+    let first = got
+        .recv_timeout(Duration::from_secs(20))
+        .expect("an event after the retry");
+    assert_eq!(first["event"], "predicted", "{first}");
+    assert!(first["data"]["t_contact"].is_number());
+    let (_, h) = get(&format!("{}/v1/hooks/{id}", srv.url));
+    assert!(
+        h["delivery"]["last_error"]
+            .as_str()
+            .unwrap()
+            .contains("500"),
+        "{h}"
+    );
+
+    // kill -9, restart: the hook is still there and still delivers.
+    srv.kill9();
+    let srv = Server::start(&db, &[]);
+    let (_, list) = get(&format!("{}/v1/hooks", srv.url));
+    assert_eq!(list["hooks"][0]["id"], id.as_str(), "{list}");
+    while got.recv_timeout(Duration::from_millis(500)).is_ok() {}
+    replay(&srv.url, "2020-06-30T00:20:00");
+    let later = got
+        .recv_timeout(Duration::from_secs(20))
+        .expect("events after the restart");
+    assert!(
+        later["data"]["clock"].as_f64().unwrap() > 1_593_475_800.0,
+        "{later}"
+    );
+
+    let (s, _) = crate::util::send("DELETE", &format!("{}/v1/hooks/{id}", srv.url), "", "");
+    assert_eq!(s, 204);
+    let (s, _) = get(&format!("{}/v1/hooks/{id}", srv.url));
+    assert_eq!(s, 404);
+    let (s, v) = crate::util::send(
+        "POST",
+        &format!("{}/v1/hooks", srv.url),
+        "application/json",
+        r#"{"url": "ftp://x", "horizon": 5}"#,
+    );
+    assert_eq!(s, 422, "{v}");
+}

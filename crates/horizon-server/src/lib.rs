@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 
 mod error;
+pub mod hooks;
 pub mod hub;
 mod metrics;
 mod params;
@@ -36,17 +37,22 @@ pub struct AppState {
     pub nmea: Arc<Mutex<NmeaDecoder>>,
     /// Standing watches (`/v1/watch`).
     pub hub: hub::Hub,
+    /// Webhooks (`/v1/hooks`), saved in the data directory.
+    pub hooks: hooks::Hooks,
 }
 
 impl AppState {
-    /// Fresh state over a store.
-    pub fn new(store: Arc<Store>) -> Self {
-        AppState {
-            hub: hub::Hub::start(&store),
+    /// Fresh state over a store; webhooks registered earlier are read back (call
+    /// [`hooks::Hooks::resume`] inside the runtime to deliver them).
+    pub fn new(store: Arc<Store>) -> Result<Self, String> {
+        let hub = hub::Hub::start(&store);
+        Ok(AppState {
+            hooks: hooks::Hooks::load(store.dir(), hub.clone())?,
+            hub,
             store,
             metrics: Arc::new(Metrics::default()),
             nmea: Arc::default(),
-        }
+        })
     }
 }
 
@@ -79,6 +85,11 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("POST", "/v1/ingest/csv"),
     ("POST", "/v1/ingest/nmea"),
     ("GET", "/v1/watch"),
+    ("POST", "/v1/hooks"),
+    ("GET", "/v1/hooks"),
+    ("GET", "/v1/hooks/{id}"),
+    ("DELETE", "/v1/hooks/{id}"),
+    ("GET", "/"),
     ("GET", "/healthz"),
     ("GET", "/metrics"),
     ("GET", "/openapi.json"),
@@ -87,7 +98,7 @@ pub const ROUTES: &[(&str, &str)] = &[
 
 /// The HTTP application.
 pub fn app(state: AppState, cfg: ServerConfig) -> Router {
-    use routes::{ingest, meta, objects, queries, watch};
+    use routes::{hooks, ingest, meta, objects, queries, watch};
     Router::new()
         .route("/v1/objects", post(objects::post_batch).get(objects::list))
         .route(
@@ -105,6 +116,9 @@ pub fn app(state: AppState, cfg: ServerConfig) -> Router {
         .route("/v1/ingest/csv", post(ingest::csv))
         .route("/v1/ingest/nmea", post(ingest::nmea))
         .route("/v1/watch", get(watch::watch))
+        .route("/v1/hooks", post(hooks::add).get(hooks::list))
+        .route("/v1/hooks/{id}", get(hooks::get_one).delete(hooks::delete))
+        .route("/", get(meta::monitor_page))
         .route("/healthz", get(meta::healthz))
         .route("/metrics", get(meta::metrics))
         .route("/openapi.json", get(meta::openapi_json))

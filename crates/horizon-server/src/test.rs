@@ -23,7 +23,7 @@ fn fixture() -> Fixture {
     let (store, _) = Store::open(dir.path(), StoreConfig::default()).unwrap();
     Fixture {
         _dir: dir,
-        state: AppState::new(Arc::new(store)),
+        state: AppState::new(Arc::new(store)).unwrap(),
         cfg: ServerConfig {
             max_body_bytes: 4096,
         },

@@ -518,6 +518,11 @@ impl Store {
         self.write().observer = Some(observer);
     }
 
+    /// The data directory.
+    pub fn dir(&self) -> &Path {
+        &self.files.dir
+    }
+
     /// The database clock: the latest `t` ever ingested.
     pub fn clock(&self) -> Option<f64> {
         self.read().clock

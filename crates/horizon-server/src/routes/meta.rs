@@ -25,6 +25,11 @@ pub fn openapi_value() -> &'static Value {
     })
 }
 
+/// `GET /`: the monitor page, self-contained (no CDN: control rooms may have no internet).
+pub async fn monitor_page() -> axum::response::Html<&'static str> {
+    axum::response::Html(include_str!("../../assets/monitor.html"))
+}
+
 pub async fn healthz(State(app): State<AppState>) -> Json<Value> {
     Json(json!({"status": "ok", "objects": app.store.stats().objects, "clock": app.store.clock()}))
 }

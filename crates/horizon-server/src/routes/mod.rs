@@ -1,6 +1,7 @@
 //! One file per endpoint group.
 
 pub mod geojson;
+pub mod hooks;
 pub mod ingest;
 pub mod meta;
 pub mod objects;
