@@ -1,4 +1,5 @@
 //! End-to-end tests of the `horizondb` binary. One test binary; new tests go in:
+//! - `browser`: the monitor page in chromium (ignored unless run with `--ignored`, as `.ci/run` does);
 //! - `cli_bench`: `horizondb bench --quick` (the CI smoke run of the benchmark);
 //! - `cli_collide`: `horizondb collide` answers, formats and input errors;
 //! - `cli_gen`: `horizondb gen` scenes;
@@ -6,6 +7,7 @@
 //! - `watch`: `GET /v1/watch` server-sent events against fresh queries;
 //! - `server`: `horizondb serve` over HTTP: ingest, queries, kill -9, torn logs, TTL.
 
+mod browser;
 mod cli_bench;
 mod cli_collide;
 mod cli_gen;
