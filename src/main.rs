@@ -9,6 +9,7 @@ mod gen_cmd;
 mod load;
 mod serve;
 mod table;
+mod watch_load;
 
 use std::process::ExitCode;
 
@@ -40,6 +41,8 @@ enum Command {
     Replay(feed_cmd::ReplayArgs),
     /// Replay a recording offline and list the alarm episodes a monitor would have raised.
     Conflicts(conflicts_cmd::ConflictsArgs),
+    /// Measure a running server's watch latency: updates at a steady rate, time to event.
+    LoadWatch(watch_load::LoadWatchArgs),
 }
 
 fn main() -> ExitCode {
@@ -53,6 +56,7 @@ fn main() -> ExitCode {
         Command::Ingest(args) => feed_cmd::ingest(args),
         Command::Replay(args) => feed_cmd::replay(args),
         Command::Conflicts(args) => conflicts_cmd::run(args),
+        Command::LoadWatch(args) => watch_load::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

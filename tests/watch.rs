@@ -164,7 +164,10 @@ fn receiver() -> (String, mpsc::Receiver<Value>) {
                 }
             }
             let mut body = vec![0; len];
-            reader.read_exact(&mut body).unwrap();
+            // A request cut off (the server killed mid-send) is no delivery.
+            if len == 0 || reader.read_exact(&mut body).is_err() {
+                continue;
+            }
             let status = if n == 0 {
                 "500 Internal Server Error"
             } else {
@@ -174,7 +177,10 @@ fn receiver() -> (String, mpsc::Receiver<Value>) {
                 stream,
                 "HTTP/1.1 {status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
             );
-            if n > 0 && tx.send(serde_json::from_slice(&body).unwrap()).is_err() {
+            if n > 0
+                && let Ok(v) = serde_json::from_slice::<Value>(&body)
+                && tx.send(v).is_err()
+            {
                 return;
             }
         }
