@@ -143,10 +143,6 @@ impl Ord for Queued {
     }
 }
 
-/// Slack on "due": a pair whose tracked contact is within this much past the horizon is
-/// solved exactly anyway (tracked times may come from another frame).
-const DUE_SLACK: f64 = 1e-3;
-
 /// One standing query, maintained incrementally.
 pub struct Watch {
     params: WatchParams,
@@ -157,13 +153,24 @@ pub struct Watch {
     t_index: f64,
     t_end: f64,
     grids: [DynGrid; 2],
-    /// Tracked pairs and the start of their next contact (absolute time).
-    tracks: HashMap<Key, f64>,
-    queue: BTreeSet<Queued>,
-    due: HashSet<Key>,
-    answer: HashMap<Key, CollisionPair>,
+    /// Tracked pairs: their next contact interval `[start, end]`, absolute times.
+    tracks: HashMap<Key, (f64, f64)>,
+    /// Tracked pairs the horizon has not reached yet, by contact start.
+    entering: BTreeSet<Queued>,
+    /// Pairs whose contact meets `[clock, clock + h]`, by contact end.
+    leaving: BTreeSet<Queued>,
+    in_window: HashSet<Key>,
+    /// Of those, the ones the filter keeps: the answer.
+    answer: HashSet<Key>,
+    /// In-window pairs whose filter verdict changes with the clock by itself: a report
+    /// going stale (by the time it does), an accelerating object crossing `min_speed`.
+    stale: BTreeSet<Queued>,
+    speeding: HashSet<Key>,
+    /// What the last changes reported, per pair.
     reported: HashMap<Key, CollisionPair>,
-    /// Pairs the clock carried out of the answer since the last report.
+    /// Pairs to compare with `reported` at the next [`Watch::changes`].
+    touched: HashSet<Key>,
+    /// Pairs the clock carried out of the answer (their contact is over).
     retired: HashSet<Key>,
     reindexes: u64,
 }
@@ -172,6 +179,13 @@ fn space(o: &Object) -> usize {
     match o {
         Object::Metric(_) => 0,
         Object::Geo(_) => 1,
+    }
+}
+
+fn accelerates(o: &Object) -> bool {
+    match o {
+        Object::Metric(s) => s.acceleration() != [0.0; 3],
+        Object::Geo(g) => g.ecef_motion().a != [0.0; 3] || g.ecef_motion().z[2] != 0.0,
     }
 }
 
@@ -189,10 +203,14 @@ impl Watch {
             t_end: f64::NEG_INFINITY,
             grids: Default::default(),
             tracks: HashMap::new(),
-            queue: BTreeSet::new(),
-            due: HashSet::new(),
-            answer: HashMap::new(),
+            entering: BTreeSet::new(),
+            leaving: BTreeSet::new(),
+            in_window: HashSet::new(),
+            answer: HashSet::new(),
+            stale: BTreeSet::new(),
+            speeding: HashSet::new(),
             reported: HashMap::new(),
+            touched: HashSet::new(),
             retired: HashSet::new(),
             reindexes: 0,
         })
@@ -228,9 +246,13 @@ impl Watch {
         self.tracks.len()
     }
 
-    /// The current answer, in answer order.
+    /// The current answer, in answer order, with every number as of the clock.
     pub fn pairs(&self) -> Vec<CollisionPair> {
-        let mut v: Vec<CollisionPair> = self.answer.values().cloned().collect();
+        let mut v: Vec<CollisionPair> = self
+            .answer
+            .iter()
+            .filter_map(|&k| self.numbers(k))
+            .collect();
         sort_pairs(&mut v);
         v
     }
@@ -238,6 +260,7 @@ impl Watch {
     /// New or replaced states; the clock moves to the latest `t` if that is later.
     pub fn upsert(&mut self, objects: &[Arc<Object>]) -> Vec<Change> {
         let latest = objects.iter().map(|o| o.t()).fold(self.clock, f64::max);
+        let stepped = latest > self.clock;
         self.clock = latest;
         let mut updated = Vec::with_capacity(objects.len());
         for o in objects {
@@ -267,35 +290,38 @@ impl Watch {
         }
         if self.clock > self.t_index + self.params.lookahead {
             self.reindex();
-        } else {
-            let mut batch: HashSet<u32> = HashSet::new();
-            for &i in &updated {
-                let aabb = self.swept(i, self.clock);
-                let s = self.slots[i as usize].as_mut().expect("just stored");
-                s.aabb = aabb;
-                let sp = space(&s.object);
-                self.grids[sp].insert(i, &aabb);
-                batch.insert(i);
-            }
-            let mut near = Vec::new();
-            for &i in &updated {
-                near.clear();
-                let (sp, aabb) = {
-                    let s = self.slots[i as usize].as_ref().expect("live");
-                    (space(&s.object), s.aabb)
-                };
-                self.grids[sp].query(&aabb, &mut near);
-                near.sort_unstable();
-                near.dedup();
-                for &j in &near {
-                    // A pair of two updated objects is tracked once, from its smaller slot.
-                    if j == i || (batch.contains(&j) && j < i) {
-                        continue;
-                    }
-                    self.track(i, j);
-                }
-            }
+            return self.changes();
+        }
+        // The clock first, so the new pairs are filed against it.
+        if stepped {
             self.step();
+        }
+        let mut batch: HashSet<u32> = HashSet::new();
+        for &i in &updated {
+            let aabb = self.swept(i, self.clock);
+            let s = self.slots[i as usize].as_mut().expect("just stored");
+            s.aabb = aabb;
+            let sp = space(&s.object);
+            self.grids[sp].insert(i, &aabb);
+            batch.insert(i);
+        }
+        let mut near = Vec::new();
+        for &i in &updated {
+            near.clear();
+            let (sp, aabb) = {
+                let s = self.slots[i as usize].as_ref().expect("live");
+                (space(&s.object), s.aabb)
+            };
+            self.grids[sp].query(&aabb, &mut near);
+            near.sort_unstable();
+            near.dedup();
+            for &j in &near {
+                // A pair of two updated objects is tracked once, from its smaller slot.
+                if j == i || (batch.contains(&j) && j < i) {
+                    continue;
+                }
+                self.track(i, j);
+            }
         }
         self.changes()
     }
@@ -359,22 +385,29 @@ impl Watch {
             if let Some(o) = self.slots[j as usize].as_mut() {
                 o.partners.remove(&i);
             }
-            let key = if self.ids_order(i, j) { (i, j) } else { (j, i) };
+            let key = self.key(i, j);
             self.untrack(key);
         }
     }
 
-    /// Whether slot `i`'s id sorts before slot `j`'s (both live).
-    fn ids_order(&self, i: u32, j: u32) -> bool {
-        self.object(i).id() < self.object(j).id()
+    /// Takes a pair out of every structure (the pair is compared at the next changes).
+    fn unfile(&mut self, key: Key) {
+        if let Some(&(start, end)) = self.tracks.get(&key) {
+            self.entering.remove(&Queued(start, key));
+            self.leaving.remove(&Queued(end, key));
+            if let Some(d) = self.stale_deadline(key) {
+                self.stale.remove(&Queued(d, key));
+            }
+        }
+        self.in_window.remove(&key);
+        self.answer.remove(&key);
+        self.speeding.remove(&key);
+        self.touched.insert(key);
     }
 
     fn untrack(&mut self, key: Key) {
-        if let Some(t) = self.tracks.remove(&key) {
-            self.queue.remove(&Queued(t, key));
-        }
-        self.due.remove(&key);
-        self.answer.remove(&key);
+        self.unfile(key);
+        self.tracks.remove(&key);
     }
 
     /// The box slot `i` sweeps from `from` to the end of the tracked window.
@@ -420,7 +453,7 @@ impl Watch {
         Some((c, pair))
     }
 
-    /// The frame of the tile holding `a` at `at`: tiles are fixed between re-indexes.
+    /// The frame of the tile holding `a` at `at`, as the all-pairs query chooses it.
     fn frame_for(&self, a: &GeoState, at: f64) -> Frame {
         let (p, _) = reach(a, at, 0.0, 0.0);
         Frame::of_tile(tile_of(p, MIN_TILE), MIN_TILE)
@@ -432,91 +465,116 @@ impl Watch {
             return;
         }
         let key = self.key(i, j);
-        let span = self.t_end - self.clock;
-        let Some((c, _)) = self.solve(key, self.clock, span.max(0.0)) else {
+        let span = (self.t_end - self.clock).max(0.0);
+        let Some((c, _)) = self.solve(key, self.clock, span) else {
             return;
         };
-        self.slots[i as usize]
-            .as_mut()
-            .expect("live")
-            .partners
-            .insert(j);
-        self.slots[j as usize]
-            .as_mut()
-            .expect("live")
-            .partners
-            .insert(i);
-        self.schedule(key, c.t_contact);
+        self.slots[i as usize].as_mut().expect("live").partners.insert(j);
+        self.slots[j as usize].as_mut().expect("live").partners.insert(i);
+        self.file(key, (c.t_contact, c.t_separation));
     }
 
-    /// Files a tracked pair by the start of its next contact: due now, or queued.
-    fn schedule(&mut self, key: Key, t_contact: f64) {
-        if let Some(old) = self.tracks.insert(key, t_contact) {
-            self.queue.remove(&Queued(old, key));
+    /// Files a tracked pair by its contact interval: entering, or in the window (and then in
+    /// the answer if the filter keeps it).
+    fn file(&mut self, key: Key, interval: (f64, f64)) {
+        self.unfile(key);
+        self.tracks.insert(key, interval);
+        let (start, end) = interval;
+        if start > self.clock + self.params.horizon {
+            self.entering.insert(Queued(start, key));
+            return;
         }
-        if t_contact <= self.clock + self.params.horizon + DUE_SLACK {
-            self.due.insert(key);
-        } else {
-            self.due.remove(&key);
-            self.queue.insert(Queued(t_contact, key));
+        self.in_window.insert(key);
+        self.leaving.insert(Queued(end, key));
+        if let Some(d) = self.stale_deadline(key) {
+            self.stale.insert(Queued(d, key));
+        }
+        if self.params.filter.min_speed > 0.0
+            && (accelerates(self.object(key.0)) || accelerates(self.object(key.1)))
+        {
+            self.speeding.insert(key);
+        }
+        if self.keeps(key) {
+            self.answer.insert(key);
         }
     }
 
-    fn fresh(&self, i: u32) -> bool {
-        self.params
-            .filter
-            .max_age
-            .is_none_or(|m| self.clock - self.object(i).t() <= m)
+    /// When the older report of the pair goes stale (`max_age`).
+    fn stale_deadline(&self, key: Key) -> Option<f64> {
+        let m = self.params.filter.max_age?;
+        Some(self.object(key.0).t().min(self.object(key.1).t()) + m)
     }
 
-    /// Brings the answer to the clock: queued pairs the horizon has reached become due, and
-    /// every due pair is solved exactly.
+    /// The filter's verdict on an in-window pair at the clock.
+    fn keeps(&self, key: Key) -> bool {
+        let f = &self.params.filter;
+        let fresh = |i: u32| f.max_age.is_none_or(|m| self.clock - self.object(i).t() <= m);
+        if !(fresh(key.0) && fresh(key.1)) {
+            return false;
+        }
+        if !f.drops_pairs() {
+            return true;
+        }
+        match (self.object(key.0), self.object(key.1)) {
+            (Object::Metric(a), Object::Metric(b)) => f.keeps(a, b, self.clock),
+            (Object::Geo(a), Object::Geo(b)) => {
+                let frame = self.frame_for(a, self.clock);
+                f.keeps(&frame.project(a), &frame.project(b), self.clock)
+            }
+            _ => false,
+        }
+    }
+
+    /// Brings the pairs to the clock: what the horizon reached enters the window, what is
+    /// over leaves it, and verdicts that change with time are taken again.
     fn step(&mut self) {
-        let reach = self.clock + self.params.horizon + DUE_SLACK;
-        while let Some(&q) = self.queue.first() {
-            if q.0 > reach {
+        let (now, h) = (self.clock, self.params.horizon);
+        while let Some(&q) = self.entering.first() {
+            if q.0 > now + h {
                 break;
             }
-            self.queue.pop_first();
-            self.due.insert(q.1);
-        }
-        let due: Vec<Key> = self.due.iter().copied().collect();
-        for key in due {
-            self.evaluate(key);
-        }
-    }
-
-    /// Solves one due pair at the clock and files it: in the answer, due but filtered,
-    /// queued for a later contact, or dropped.
-    fn evaluate(&mut self, key: Key) {
-        let (at, h) = (self.clock, self.params.horizon);
-        match self.solve(key, at, h) {
-            Some((c, pair)) => {
-                let (a, b) = pair.states();
-                let keep =
-                    self.fresh(key.0) && self.fresh(key.1) && self.params.filter.keeps(a, b, at);
-                let answer = keep.then(|| self.answer_pair(key, c, &pair));
-                match answer {
-                    Some(p) => self.answer.insert(key, p),
-                    None => self.answer.remove(&key),
-                };
+            self.entering.pop_first();
+            if let Some(&interval) = self.tracks.get(&q.1) {
+                self.file(q.1, interval);
             }
-            None => {
-                // The states are the ones answered before (an update would have removed the
-                // pair first): the clock has carried the contact away.
-                if self.answer.remove(&key).is_some() {
-                    self.retired.insert(key);
+        }
+        while let Some(&q) = self.leaving.first() {
+            if q.0 >= now {
+                break;
+            }
+            let key = q.1;
+            let was = self.answer.contains(&key);
+            // The contact is over: is there another in the window?
+            let span = (self.t_end - now).max(0.0);
+            match self.solve(key, now, span) {
+                Some((c, _)) => self.file(key, (c.t_contact, c.t_separation)),
+                None => {
+                    self.untrack(key);
+                    self.unlink(key);
                 }
-                // Nothing within the horizon: is there a later contact in the window?
-                let span = (self.t_end - at).max(0.0);
-                match self.solve(key, at, span) {
-                    Some((c, _)) => self.schedule(key, c.t_contact),
-                    None => {
-                        self.tracks.remove(&key);
-                        self.due.remove(&key);
-                        self.unlink(key);
-                    }
+            }
+            if was && !self.answer.contains(&key) {
+                self.retired.insert(key);
+            }
+        }
+        while let Some(&q) = self.stale.first() {
+            if q.0 >= now {
+                break;
+            }
+            self.stale.pop_first();
+            self.answer.remove(&q.1);
+            self.touched.insert(q.1);
+        }
+        let speeding: Vec<Key> = self.speeding.iter().copied().collect();
+        for key in speeding {
+            let keep = self.keeps(key);
+            if keep != self.answer.contains(&key) {
+                if keep {
+                    self.answer.insert(key);
+                } else {
+                    self.answer.remove(&key);
                 }
+                self.touched.insert(key);
             }
         }
     }
@@ -530,7 +588,9 @@ impl Watch {
         }
     }
 
-    fn answer_pair(&self, key: Key, c: PairContact, pair: &Pair<'_>) -> CollisionPair {
+    /// An answer pair's numbers at the clock.
+    fn numbers(&self, key: Key) -> Option<CollisionPair> {
+        let (c, pair) = self.solve(key, self.clock, self.params.horizon)?;
         let (oa, ob) = (self.object(key.0), self.object(key.1));
         let geo = match pair {
             Pair::Geo(a, b, _) => {
@@ -545,14 +605,14 @@ impl Watch {
             }
             Pair::Metric(..) => None,
         };
-        CollisionPair {
+        Some(CollisionPair {
             a: oa.id().to_string(),
             b: ob.id().to_string(),
             contact: c,
             age_a: self.clock - oa.t(),
             age_b: self.clock - ob.t(),
             geo,
-        }
+        })
     }
 
     /// Rebuilds the grids and the tracked pairs from scratch at the clock.
@@ -560,10 +620,15 @@ impl Watch {
         self.reindexes += 1;
         self.t_index = self.clock;
         self.t_end = self.clock + self.params.horizon + self.params.lookahead;
+        let before: Vec<Key> = self.answer.iter().copied().collect();
+        self.touched.extend(self.reported.keys().copied());
         self.tracks.clear();
-        self.queue.clear();
-        self.due.clear();
-        let before: Vec<Key> = self.answer.drain().map(|(k, _)| k).collect();
+        self.entering.clear();
+        self.leaving.clear();
+        self.in_window.clear();
+        self.answer.clear();
+        self.stale.clear();
+        self.speeding.clear();
         let live: Vec<u32> = self.ids.values().copied().collect();
         for &i in &live {
             let aabb = self.swept(i, self.clock);
@@ -601,56 +666,53 @@ impl Watch {
                 }
             }
         }
-        self.step();
         // Only the clock moved for these (updated objects left the answer before): a pair
-        // gone without being due any more has passed.
+        // gone and out of the window has passed.
         for k in before {
-            if !self.answer.contains_key(&k) && !self.due.contains(&k) {
+            if !self.answer.contains(&k) && !self.in_window.contains(&k) {
                 self.retired.insert(k);
             }
         }
     }
 
-    /// Compares the answer with what was last reported.
+    /// Compares the touched pairs with what was last reported.
     fn changes(&mut self) -> Vec<Change> {
         let mut out = Vec::new();
         let (tol_t, tol_d) = (self.params.update_seconds, self.params.update_distance);
-        for (key, p) in &self.answer {
-            match self.reported.get(key) {
-                None => out.push(Change::Predicted(p.clone())),
-                Some(old) => {
+        let touched: Vec<Key> = self.touched.drain().collect();
+        for key in touched {
+            let now = if self.answer.contains(&key) {
+                self.numbers(key)
+            } else {
+                None
+            };
+            match (now, self.reported.get(&key)) {
+                (Some(p), None) => {
+                    self.reported.insert(key, p.clone());
+                    out.push(Change::Predicted(p));
+                }
+                (Some(p), Some(old)) => {
                     // An ongoing contact's t_contact is the clock: that is not news.
                     let moved = (p.contact.t_contact - old.contact.t_contact).abs() > tol_t
                         && p.contact.t_contact > self.clock;
                     let cpa = (p.contact.min_distance - old.contact.min_distance).abs() > tol_d;
                     if moved || cpa {
-                        out.push(Change::Updated(p.clone()));
+                        self.reported.insert(key, p.clone());
+                        out.push(Change::Updated(p));
                     }
                 }
-            }
-        }
-        for (key, old) in &self.reported {
-            if !self.answer.contains_key(key) {
-                out.push(if self.retired.contains(key) {
-                    Change::Passed(old.clone())
-                } else {
-                    Change::Cleared(old.clone())
-                });
+                (None, Some(_)) => {
+                    let old = self.reported.remove(&key).expect("present");
+                    out.push(if self.retired.contains(&key) {
+                        Change::Passed(old)
+                    } else {
+                        Change::Cleared(old)
+                    });
+                }
+                (None, None) => {}
             }
         }
         self.retired.clear();
-        for c in &out {
-            let key = self.ids_key(c.pair());
-            match c {
-                Change::Predicted(p) | Change::Updated(p) => {
-                    if let Some(k) = key {
-                        self.reported.insert(k, p.clone());
-                    }
-                }
-                Change::Cleared(_) | Change::Passed(_) => {}
-            }
-        }
-        self.reported.retain(|k, _| self.answer.contains_key(k));
         out.sort_by(|x, y| {
             let (p, q) = (x.pair(), y.pair());
             p.contact
@@ -659,10 +721,6 @@ impl Watch {
                 .then_with(|| (&p.a, &p.b).cmp(&(&q.a, &q.b)))
         });
         out
-    }
-
-    fn ids_key(&self, p: &CollisionPair) -> Option<Key> {
-        Some((*self.ids.get(p.a.as_str())?, *self.ids.get(p.b.as_str())?))
     }
 }
 
