@@ -124,7 +124,10 @@ type Key = (u32, u32);
 
 struct Slot {
     object: Arc<Object>,
+    /// The box it sweeps over `[indexed, end]`, as filed in the grid.
     aabb: Aabb,
+    indexed: f64,
+    end: f64,
     partners: HashSet<u32>,
 }
 
@@ -150,8 +153,11 @@ pub struct Watch {
     slots: Vec<Option<Slot>>,
     free: Vec<u32>,
     clock: f64,
-    t_index: f64,
-    t_end: f64,
+    /// Objects by when they were last indexed: each is re-indexed (its box and pairs
+    /// recomputed) before the clock passes `indexed + lookahead`, a few every step.
+    by_age: BTreeSet<Queued>,
+    /// The clock at the last step.
+    stepped: f64,
     grids: [DynGrid; 2],
     /// Tracked pairs: their next contact interval `[start, end]`, absolute times.
     tracks: HashMap<Key, (f64, f64)>,
@@ -173,6 +179,7 @@ pub struct Watch {
     /// Pairs the clock carried out of the answer (their contact is over).
     retired: HashSet<Key>,
     reindexes: u64,
+    refreshed: u64,
 }
 
 fn space(o: &Object) -> usize {
@@ -199,8 +206,8 @@ impl Watch {
             slots: Vec::new(),
             free: Vec::new(),
             clock: f64::NEG_INFINITY,
-            t_index: f64::NEG_INFINITY,
-            t_end: f64::NEG_INFINITY,
+            by_age: BTreeSet::new(),
+            stepped: f64::NEG_INFINITY,
             grids: Default::default(),
             tracks: HashMap::new(),
             entering: BTreeSet::new(),
@@ -213,6 +220,7 @@ impl Watch {
             touched: HashSet::new(),
             retired: HashSet::new(),
             reindexes: 0,
+            refreshed: 0,
         })
     }
 
@@ -239,6 +247,11 @@ impl Watch {
     /// Full re-indexes so far.
     pub fn reindexes(&self) -> u64 {
         self.reindexes
+    }
+
+    /// Objects re-indexed one by one as they aged (the rolling re-check).
+    pub fn refreshed(&self) -> u64 {
+        self.refreshed
     }
 
     /// Pairs tracked ahead of the horizon (for statistics).
@@ -284,11 +297,13 @@ impl Watch {
                     lo: [0.0; 3],
                     hi: [0.0; 3],
                 },
+                indexed: self.clock,
+                end: self.clock,
                 partners: HashSet::new(),
             });
             updated.push(i);
         }
-        if self.clock > self.t_index + self.params.lookahead {
+        if self.reindexes == 0 {
             self.reindex();
             return self.changes();
         }
@@ -296,17 +311,30 @@ impl Watch {
         if stepped {
             self.step();
         }
-        let mut batch: HashSet<u32> = HashSet::new();
-        for &i in &updated {
+        self.index(&updated);
+        self.changes()
+    }
+
+    /// Files objects (new, updated or due for re-indexing, already forgotten) at the clock:
+    /// their swept boxes in the grid and their pairs with every neighbour.
+    fn index(&mut self, objects: &[u32]) {
+        let end = self.clock + self.params.horizon + self.params.lookahead;
+        let batch: HashSet<u32> = objects.iter().copied().collect();
+        for &i in objects {
+            {
+                let s = self.slots[i as usize].as_mut().expect("live");
+                s.indexed = self.clock;
+                s.end = end;
+            }
             let aabb = self.swept(i, self.clock);
-            let s = self.slots[i as usize].as_mut().expect("just stored");
+            let s = self.slots[i as usize].as_mut().expect("live");
             s.aabb = aabb;
             let sp = space(&s.object);
             self.grids[sp].insert(i, &aabb);
-            batch.insert(i);
+            self.by_age.insert(Queued(self.clock, (i, i)));
         }
         let mut near = Vec::new();
-        for &i in &updated {
+        for &i in objects {
             near.clear();
             let (sp, aabb) = {
                 let s = self.slots[i as usize].as_ref().expect("live");
@@ -316,14 +344,16 @@ impl Watch {
             near.sort_unstable();
             near.dedup();
             for &j in &near {
-                // A pair of two updated objects is tracked once, from its smaller slot.
+                // A pair of two objects of the batch is tracked once, from its smaller slot.
                 if j == i || (batch.contains(&j) && j < i) {
                     continue;
                 }
-                self.track(i, j);
+                let bj = self.slots[j as usize].as_ref().expect("live").aabb;
+                if aabb.overlaps(&bj) {
+                    self.track(i, j);
+                }
             }
         }
-        self.changes()
     }
 
     /// Removes an object; `false` if it was not watched.
@@ -341,11 +371,7 @@ impl Watch {
     pub fn advance(&mut self, clock: f64) -> Vec<Change> {
         if clock > self.clock {
             self.clock = clock;
-            if self.clock > self.t_index + self.params.lookahead {
-                self.reindex();
-            } else {
-                self.step();
-            }
+            self.step();
         }
         self.changes()
     }
@@ -379,8 +405,9 @@ impl Watch {
             return;
         };
         let partners: Vec<u32> = s.partners.drain().collect();
-        let (sp, aabb) = (space(&s.object), s.aabb);
+        let (sp, aabb, indexed) = (space(&s.object), s.aabb, s.indexed);
         self.grids[sp].remove(i, &aabb);
+        self.by_age.remove(&Queued(indexed, (i, i)));
         for j in partners {
             if let Some(o) = self.slots[j as usize].as_mut() {
                 o.partners.remove(&i);
@@ -412,7 +439,8 @@ impl Watch {
 
     /// The box slot `i` sweeps from `from` to the end of the tracked window.
     fn swept(&self, i: u32, from: f64) -> Aabb {
-        let span = (self.t_end - from).max(0.0);
+        let end = self.slots[i as usize].as_ref().expect("live").end;
+        let span = (end - from).max(0.0);
         let m = self.params.margin;
         match self.object(i) {
             Object::Metric(s) => Body::new(s, from, span).swept_box(span, 0.5 * m),
@@ -465,12 +493,20 @@ impl Watch {
             return;
         }
         let key = self.key(i, j);
-        let span = (self.t_end - self.clock).max(0.0);
+        let span = (self.window_end(key) - self.clock).max(0.0);
         let Some((c, _)) = self.solve(key, self.clock, span) else {
             return;
         };
-        self.slots[i as usize].as_mut().expect("live").partners.insert(j);
-        self.slots[j as usize].as_mut().expect("live").partners.insert(i);
+        self.slots[i as usize]
+            .as_mut()
+            .expect("live")
+            .partners
+            .insert(j);
+        self.slots[j as usize]
+            .as_mut()
+            .expect("live")
+            .partners
+            .insert(i);
         self.file(key, (c.t_contact, c.t_separation));
     }
 
@@ -499,6 +535,12 @@ impl Watch {
         }
     }
 
+    /// The end of the window both objects of a pair are indexed for.
+    fn window_end(&self, (i, j): Key) -> f64 {
+        let end = |i: u32| self.slots[i as usize].as_ref().expect("live").end;
+        end(i).min(end(j))
+    }
+
     /// When the older report of the pair goes stale (`max_age`).
     fn stale_deadline(&self, key: Key) -> Option<f64> {
         let m = self.params.filter.max_age?;
@@ -508,7 +550,10 @@ impl Watch {
     /// The filter's verdict on an in-window pair at the clock.
     fn keeps(&self, key: Key) -> bool {
         let f = &self.params.filter;
-        let fresh = |i: u32| f.max_age.is_none_or(|m| self.clock - self.object(i).t() <= m);
+        let fresh = |i: u32| {
+            f.max_age
+                .is_none_or(|m| self.clock - self.object(i).t() <= m)
+        };
         if !(fresh(key.0) && fresh(key.1)) {
             return false;
         }
@@ -529,6 +574,36 @@ impl Watch {
     /// over leaves it, and verdicts that change with time are taken again.
     fn step(&mut self) {
         let (now, h) = (self.clock, self.params.horizon);
+        // Re-index what is due: everything indexed more than a lookahead ago, and a share of
+        // the oldest so that all objects cycle every half lookahead, spread over the steps.
+        let lookahead = self.params.lookahead;
+        let overdue = self
+            .by_age
+            .iter()
+            .take_while(|q| q.0 + lookahead < now)
+            .count();
+        if overdue > self.ids.len() / 2 {
+            self.reindex();
+            return;
+        }
+        let elapsed = (now - self.stepped).clamp(0.0, lookahead);
+        self.stepped = now;
+        let share = (self.ids.len() as f64 * elapsed / (0.5 * lookahead)).ceil() as usize;
+        let budget = overdue.max(share);
+        let due: Vec<u32> = self
+            .by_age
+            .iter()
+            .take(budget)
+            .filter(|q| q.0 < now)
+            .map(|q| q.1.0)
+            .collect();
+        if !due.is_empty() {
+            self.refreshed += due.len() as u64;
+            for &i in &due {
+                self.forget(i);
+            }
+            self.index(&due);
+        }
         while let Some(&q) = self.entering.first() {
             if q.0 > now + h {
                 break;
@@ -545,7 +620,7 @@ impl Watch {
             let key = q.1;
             let was = self.answer.contains(&key);
             // The contact is over: is there another in the window?
-            let span = (self.t_end - now).max(0.0);
+            let span = (self.window_end(key) - now).max(0.0);
             match self.solve(key, now, span) {
                 Some((c, _)) => self.file(key, (c.t_contact, c.t_separation)),
                 None => {
@@ -618,8 +693,7 @@ impl Watch {
     /// Rebuilds the grids and the tracked pairs from scratch at the clock.
     fn reindex(&mut self) {
         self.reindexes += 1;
-        self.t_index = self.clock;
-        self.t_end = self.clock + self.params.horizon + self.params.lookahead;
+        self.stepped = self.clock;
         let before: Vec<Key> = self.answer.iter().copied().collect();
         self.touched.extend(self.reported.keys().copied());
         self.tracks.clear();
@@ -629,12 +703,19 @@ impl Watch {
         self.answer.clear();
         self.stale.clear();
         self.speeding.clear();
+        self.by_age.clear();
         let live: Vec<u32> = self.ids.values().copied().collect();
+        let end = self.clock + self.params.horizon + self.params.lookahead;
         for &i in &live {
+            {
+                let s = self.slots[i as usize].as_mut().expect("live");
+                s.indexed = self.clock;
+                s.end = end;
+                s.partners.clear();
+            }
             let aabb = self.swept(i, self.clock);
-            let s = self.slots[i as usize].as_mut().expect("live");
-            s.aabb = aabb;
-            s.partners.clear();
+            self.slots[i as usize].as_mut().expect("live").aabb = aabb;
+            self.by_age.insert(Queued(self.clock, (i, i)));
         }
         for sp in 0..2 {
             let boxes: Vec<Aabb> = live
