@@ -251,3 +251,31 @@ fn webhooks_retry_and_survive_a_restart() {
     );
     assert_eq!(s, 422, "{v}");
 }
+
+#[test]
+fn ttl_expiry_clears_a_watched_conflict() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = Server::start(&dir.path().join("db"), &["--ttl", "1"]);
+    let body = r#"[{"id":"a","t":0,"p":[0,0],"v":[1,0],"shape":{"radius":1}},
+                   {"id":"b","t":0,"p":[10,0],"v":[-1,0],"shape":{"radius":1}}]"#;
+    let (s, v) = crate::util::send(
+        "POST",
+        &format!("{}/v1/objects", srv.url),
+        "application/json",
+        body,
+    );
+    assert_eq!(s, 200, "{v}");
+    let rx = events(&format!("{}/v1/watch?horizon=60&hold=0", srv.url));
+    let (first, v) = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert_eq!((first.as_str(), v["a"].as_str()), ("predicted", Some("a")));
+    // Nobody writes again: after the TTL both objects expire and the conflict clears.
+    loop {
+        let (name, v) = rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("a cleared event");
+        if name == "cleared" {
+            assert_eq!(v["b"], "b");
+            break;
+        }
+    }
+}
