@@ -2,17 +2,16 @@
 //! instead of re-running the query (the GPCD paper leaves this as future work).
 //!
 //! ## How
-//! The watch looks ahead: it tracks every pair that can touch within `[T₀, T₀ + h + L]`
-//! (`T₀` the clock at the last full index, `L` the lookahead). Each tracked pair carries its
-//! next contact interval, and sits in a queue by contact time until the horizon reaches it;
-//! then it is *due* and solved exactly at every clock step. So:
+//! The watch looks ahead: it tracks every pair that can touch within the next horizon plus
+//! a lookahead `L`, with the pair's next contact interval. Pairs wait in a queue by contact
+//! start until the horizon reaches them, then in a queue by contact end until it is over:
 //! - an update re-solves only the updated objects against their neighbours in a dynamic
 //!   hash grid of swept boxes (one for metric space, one for ECEF);
 //! - a delete drops the object's pairs;
-//! - the advancing clock moves pairs from the queue into the answer, and out again when
-//!   their contact is over;
-//! - when the clock passes `T₀ + L`, everything is re-indexed from scratch (the periodic
-//!   full re-check).
+//! - a clock step touches only the pairs whose time has come (and the few whose filter
+//!   verdict changes by itself: stale reports, accelerating objects);
+//! - every object is re-indexed from scratch within `L / 2` of its last index, a share of
+//!   the oldest per step: a rolling full re-check (all at once after a long silence).
 //!
 //! The answer ([`Watch::pairs`]) is the same as a fresh [`crate::query_objects`] at the
 //! watch's clock, pair for pair and number for number: due pairs are solved with the same
