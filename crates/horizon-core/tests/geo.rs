@@ -1,23 +1,11 @@
 //! Geographic states against an independent geodesic model (GeographicLib), and the tiled
 //! frames against a per-pair oracle, across the antimeridian and near the poles.
 
+mod common;
+
+use common::Lcg;
 use geographiclib_rs::{DirectGeodesic, Geodesic, InverseGeodesic};
 use horizon_core::{Algorithm, GeoState, GeoStateInput, PairFilter, QueryParams, geo_collisions};
-
-/// A small deterministic generator, so failures reproduce.
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.next()
-    }
-}
 
 fn wrap_lon(lon: f64) -> f64 {
     (lon + 540.0).rem_euclid(360.0) - 180.0

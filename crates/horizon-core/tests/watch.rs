@@ -4,27 +4,13 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+mod common;
+
+use common::Lcg;
 use horizon_core::{
     Change, CollisionPair, GeoStateInput, Object, PairFilter, QueryParams, ShapeInput, StateInput,
     Watch, WatchParams, query_objects,
 };
-
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.next()
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() * n as f64) as usize % n.max(1)
-    }
-}
 
 fn metric(rng: &mut Lcg, id: usize, t: f64) -> Object {
     let mut s = StateInput::new(
