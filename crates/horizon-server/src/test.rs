@@ -482,3 +482,53 @@ async fn client_errors_are_4xx_json_and_change_nothing() {
     }
     assert!(f.state.store.get("x").is_none());
 }
+
+#[tokio::test]
+async fn a_watch_client_that_falls_behind_gets_a_last_dropped_event() {
+    let f = fixture();
+    let req = Request::builder()
+        .uri("/v1/watch?horizon=10&hold=0")
+        .body(Body::empty())
+        .unwrap();
+    let resp = app(f.state.clone(), f.cfg).oneshot(req).await.unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    // More conflicts at once than a client may fall behind by, and the client reads nothing
+    // until they are all out.
+    let n = crate::hub::BACKLOG + 500;
+    let objects: Vec<horizon_core::Object> = (0..n)
+        .flat_map(|i| {
+            let x = 1000.0 * i as f64;
+            [("a", x), ("b", x + 1.0)].map(|(s, x)| {
+                horizon_core::StateInput::new(format!("p{i}{s}"), 0.0, &[x, 0.0], &[])
+                    .with_radius(1.0)
+                    .validate()
+                    .unwrap()
+                    .into()
+            })
+        })
+        .collect();
+    f.state.store.upsert(objects).unwrap();
+    // A second subscriber to the same watch is answered only after the watch thread has
+    // applied that write (one queue, in order): by then the first client is far behind.
+    let mut params = horizon_core::WatchParams::new(10.0, 0.0);
+    params.lookahead = 10.0;
+    let spec = crate::hub::WatchSpec { params, hold: 0.0 };
+    let second = f.state.hub.subscribe(spec).await.unwrap();
+    assert!(second.initial.len() > crate::hub::BACKLOG);
+    let text = tokio::time::timeout(
+        std::time::Duration::from_secs(30),
+        resp.into_body().collect(),
+    )
+    .await
+    .expect("the stream ends")
+    .unwrap()
+    .to_bytes();
+    let text = String::from_utf8_lossy(&text);
+    let last = text.trim_end().rsplit("\n\n").next().unwrap();
+    assert!(last.starts_with("event: dropped"), "{last}");
+    assert!(
+        last.contains("fell") && last.contains("reconnect"),
+        "{last}"
+    );
+    assert!(text.starts_with("event: synced"), "{}", &text[..80]);
+}
