@@ -9,31 +9,14 @@ pub const MAX_META_BYTES: usize = 256;
 
 /// What a client may say about an object besides its motion.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Meta {
     /// Display name (a vessel name, a call sign).
-    #[cfg_attr(
-        feature = "serde",
-        serde(default, skip_serializing_if = "Option::is_none")
-    )]
     pub name: Option<String>,
     /// What it is (`cargo`, `tug`, `aircraft`, ...).
-    #[cfg_attr(
-        feature = "serde",
-        serde(default, skip_serializing_if = "Option::is_none")
-    )]
     pub kind: Option<String>,
     /// Fleet or group; `same_group=false` ignores pairs within one group.
-    #[cfg_attr(
-        feature = "serde",
-        serde(default, skip_serializing_if = "Option::is_none")
-    )]
     pub group: Option<String>,
     /// Navigation status (`moored`, `at_anchor`, ...); see `exclude_status`.
-    #[cfg_attr(
-        feature = "serde",
-        serde(default, skip_serializing_if = "Option::is_none")
-    )]
     pub status: Option<String>,
 }
 
